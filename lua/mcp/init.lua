@@ -1,0 +1,43 @@
+--- mcp: the public Lua API of luamcp. Re-exports the task runner, the
+--- client constructor, JSON helpers and errors; holds no state of its own.
+local core = require "mcp.core"
+local task = require "mcp.task"
+local client = require "mcp.client"
+local errors = require "mcp.errors"
+
+local M = {
+  _VERSION = "luamcp " .. core.version,
+  version = core.version,
+  run = task.run,
+  prun = task.prun,
+  spawn = task.spawn,
+  sleep = task.sleep,
+  connect = client.connect,
+  errors = errors,
+  null = core.null,
+  array_mt = core.array_mt,
+}
+
+--- syntax: t = mcp.array(t?) -- marks t (or a new table) as a JSON array,
+--- so that it encodes as [] even when empty.
+function M.array(t)
+  return setmetatable(t or {}, core.array_mt)
+end
+
+--- syntax: yes = mcp.is_array(t)
+function M.is_array(t)
+  return type(t) == "table" and getmetatable(t) == core.array_mt
+end
+
+M.json = {
+  --- syntax: text = mcp.json.encode(value)
+  encode = core.json_encode,
+  --- syntax: value, err = mcp.json.decode(text)
+  decode = core.json_decode,
+  null = core.null,
+}
+
+--- syntax: err = mcp.error(code, message?, fields?)
+M.error = errors.new
+
+return M

@@ -1,0 +1,147 @@
+--- mcp.task: tasks (coroutines) over the event loop of mcp.core. It turns
+--- callback-style core operations into waiting calls, and runs the loop
+--- until every task is done. It knows nothing of MCP.
+local core = require "mcp.core"
+
+local M = {}
+
+local tasks = {}        -- live coroutine -> true
+local live = 0          -- how many
+local failure = nil     -- the first task error, with its traceback
+local running = false   -- inside M.run
+
+local function record_failure(co, err)
+  if failure then return end
+  local text = tostring(err)
+  if type(err) == "table" and getmetatable(err) and getmetatable(err).__tostring then
+    text = tostring(err)
+  end
+  failure = { err = err, traceback = debug.traceback(co, text) }
+end
+
+--- Resumes co with the values; a task that ends is forgotten, a task that
+--- fails is recorded (mcp.run raises it) and closed, so its <close>
+--- variables run. Resuming a task that is gone is a no-op: a late callback
+--- of a closed task must not revive it.
+function M.resume(co, ...)
+  if not tasks[co] then return end
+  local ok, err = coroutine.resume(co, ...)
+  if coroutine.status(co) == "dead" then
+    tasks[co] = nil
+    live = live - 1
+    if not ok then
+      record_failure(co, err)
+      coroutine.close(co)
+    end
+  end
+end
+
+--- syntax: co = mcp.spawn(fn, ...)
+--- Starts fn(...) as a new task at once; it runs until it first waits.
+function M.spawn(fn, ...)
+  if type(fn) ~= "function" then
+    error("bad argument #1 to 'spawn' (function expected)", 2)
+  end
+  local co = coroutine.create(fn)
+  tasks[co] = true
+  live = live + 1
+  M.resume(co, ...)
+  return co
+end
+
+--- syntax: ... = task.await(start)
+--- Suspends the running task until start(done) calls done(...), and
+--- returns those values. start returns a truthy value, or nil and an error
+--- when the operation could not start (then nothing will call done, and
+--- await returns nil, err).
+function M.await(start)
+  local co, is_main = coroutine.running()
+  if is_main or not tasks[co] then
+    error("mcp: this call waits; run it inside mcp.run() or mcp.spawn()", 3)
+  end
+  local state, early = "starting", nil
+  local ok, err = start(function(...)
+    if state == "waiting" then
+      state = "done"
+      M.resume(co, ...)
+    elseif state == "starting" then   -- finished before we yielded
+      state, early = "done", table.pack(...)
+    end
+  end)
+  if not ok then
+    state = "failed"
+    return nil, err
+  end
+  if state == "done" then return table.unpack(early, 1, early.n) end
+  state = "waiting"
+  return coroutine.yield()
+end
+
+--- True inside a task that may wait.
+function M.in_task()
+  local co, is_main = coroutine.running()
+  return not is_main and tasks[co] == true
+end
+
+--- syntax: mcp.sleep(seconds)
+function M.sleep(seconds)
+  if type(seconds) ~= "number" or seconds < 0 then
+    error("bad argument #1 to 'sleep' (non-negative number expected)", 2)
+  end
+  return M.await(function(done)
+    return core.timer(seconds * 1000, done)
+  end)
+end
+
+-- Hooks run when the last task has ended (or one failed), before the loop
+-- is drained: client.lua closes the connections left open.
+local at_end = {}
+function M.at_end(fn) at_end[#at_end + 1] = fn end
+
+local function drain()
+  for co in pairs(tasks) do
+    tasks[co] = nil
+    live = live - 1
+    coroutine.close(co)
+  end
+  for _, fn in ipairs(at_end) do fn() end
+  core.run("default")
+end
+
+--- syntax: ok, ... = mcp.prun(fn, ...)
+--- Runs fn as the first task and the loop until every task has ended and
+--- every handle is closed. Returns true and fn's results, or false and the
+--- first task error (with its traceback) when any task failed.
+function M.prun(fn, ...)
+  if running then
+    error("mcp.run: the loop is already running (use mcp.spawn)", 2)
+  end
+  running, failure = true, nil
+  local results
+  M.spawn(function(...) results = table.pack(fn(...)) end, ...)
+  local ok, loop_err = pcall(function()
+    while live > 0 and not failure do
+      local alive = core.run("once")
+      if not alive and live > 0 and not failure then
+        failure = { traceback = ("mcp.run: %d task(s) wait for something "
+          .. "that can never happen"):format(live) }
+      end
+    end
+  end)
+  local drained, drain_err = pcall(drain)
+  running = false
+  if not ok then return false, loop_err end
+  if failure then return false, failure.traceback, failure.err end
+  if not drained then return false, drain_err end
+  return true, table.unpack(results or {}, 1, results and results.n or 0)
+end
+
+--- syntax: ... = mcp.run(fn, ...)
+--- As prun, but raises the first task error.
+function M.run(fn, ...)
+  local res = table.pack(M.prun(fn, ...))
+  if not res[1] then error(res[2], 0) end
+  return table.unpack(res, 2, res.n)
+end
+
+return M

@@ -1,0 +1,190 @@
+/*
+ * jsonrpc.c - classify and encode JSON-RPC 2.0 messages.
+ */
+#include "jsonrpc.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "json.h"
+
+static mcp_msg_kind_t
+invalid(mcp_msg_t *out, const char *why)
+{
+  out->kind = MCP_MSG_INVALID;
+  out->why = why;
+  return out->kind;
+}
+
+static int
+valid_id(const cJSON *id)
+{
+  return cJSON_IsString(id) || cJSON_IsNumber(id);
+}
+
+mcp_msg_kind_t
+mcp_jsonrpc_classify(cJSON *msg, mcp_msg_t *out)
+{
+  cJSON *version, *method, *id, *params, *result, *error, *code, *message;
+
+  memset(out, 0, sizeof *out);
+  if (cJSON_IsArray(msg))
+    return invalid(out, "batches are not supported");
+  if (!cJSON_IsObject(msg))
+    return invalid(out, "message is not a JSON object");
+  version = cJSON_GetObjectItemCaseSensitive(msg, "jsonrpc");
+  if (!cJSON_IsString(version) || strcmp(version->valuestring, "2.0") != 0)
+    return invalid(out, "jsonrpc is not \"2.0\"");
+
+  id = cJSON_GetObjectItemCaseSensitive(msg, "id");
+  method = cJSON_GetObjectItemCaseSensitive(msg, "method");
+  result = cJSON_GetObjectItemCaseSensitive(msg, "result");
+  error = cJSON_GetObjectItemCaseSensitive(msg, "error");
+  if (id != NULL && !cJSON_IsNull(id) && !valid_id(id))
+    return invalid(out, "id is neither a string nor a number");
+  out->id = (id != NULL && !cJSON_IsNull(id)) ? id : NULL;
+
+  if (method != NULL) {
+    if (!cJSON_IsString(method))
+      return invalid(out, "method is not a string");
+    if (result != NULL || error != NULL)
+      return invalid(out, "a request carries result or error");
+    params = cJSON_GetObjectItemCaseSensitive(msg, "params");
+    if (params != NULL && !cJSON_IsObject(params) && !cJSON_IsArray(params))
+      return invalid(out, "params is neither an object nor an array");
+    out->method = method->valuestring;
+    out->params = params;
+    if (id == NULL) {
+      out->kind = MCP_MSG_NOTIFICATION;
+      return out->kind;
+    }
+    if (out->id == NULL)
+      return invalid(out, "request id is null");
+    out->kind = MCP_MSG_REQUEST;
+    return out->kind;
+  }
+
+  if (result != NULL && error != NULL)
+    return invalid(out, "response carries both result and error");
+  if (result != NULL) {
+    if (out->id == NULL)
+      return invalid(out, "result without an id");
+    out->result = result;
+    out->kind = MCP_MSG_RESULT;
+    return out->kind;
+  }
+  if (error != NULL) {
+    if (!cJSON_IsObject(error))
+      return invalid(out, "error is not an object");
+    code = cJSON_GetObjectItemCaseSensitive(error, "code");
+    message = cJSON_GetObjectItemCaseSensitive(error, "message");
+    if (!cJSON_IsNumber(code))
+      return invalid(out, "error.code is not a number");
+    out->error_code = (int) code->valuedouble;
+    out->error_message =
+        cJSON_IsString(message) ? message->valuestring : "(no message)";
+    out->error_data = cJSON_GetObjectItemCaseSensitive(error, "data");
+    out->kind = MCP_MSG_ERROR;
+    return out->kind;
+  }
+  return invalid(out, "neither a request, a notification nor a response");
+}
+
+int
+mcp_jsonrpc_id_u64(const cJSON *id, uint64_t *out)
+{
+  double d;
+
+  if (!cJSON_IsNumber(id))
+    return MCP_EINVAL;
+  d = id->valuedouble;
+  if (!(d >= 0.0 && d < 9007199254740992.0) || floor(d) != d)
+    return MCP_EINVAL;
+  *out = (uint64_t) d;
+  return 0;
+}
+
+/* Builds {"jsonrpc":"2.0", ...} around borrowed parts and prints it. The
+ * borrowed items are linked in as references, so nothing is copied. */
+static char *
+print_envelope(const cJSON *id, uint64_t num_id, int has_num_id,
+               const char *method, const char *key, const cJSON *value)
+{
+  cJSON *msg = cJSON_CreateObject();
+  char *text = NULL;
+
+  if (msg == NULL)
+    return NULL;
+  if (cJSON_AddStringToObject(msg, "jsonrpc", "2.0") == NULL)
+    goto error;
+  if (has_num_id) {
+    if (cJSON_AddNumberToObject(msg, "id", (double) num_id) == NULL)
+      goto error;
+  } else if (id != NULL) {
+    cJSON *copy = cJSON_Duplicate(id, 0);
+
+    if (copy == NULL)
+      goto error;
+    cJSON_AddItemToObject(msg, "id", copy);
+  } else if (key != NULL && strcmp(key, "error") == 0) {
+    if (cJSON_AddNullToObject(msg, "id") == NULL)
+      goto error;
+  }
+  if (method != NULL && cJSON_AddStringToObject(msg, "method", method) == NULL)
+    goto error;
+  if (value != NULL)
+    cJSON_AddItemReferenceToObject(msg, key, (cJSON *) value);
+  text = cJSON_PrintUnformatted(msg);
+error:
+  cJSON_Delete(msg);
+  return text;
+}
+
+char *
+mcp_jsonrpc_request(uint64_t id, const char *method, const cJSON *params)
+{
+  return print_envelope(NULL, id, 1, method, "params", params);
+}
+
+char *
+mcp_jsonrpc_notification(const char *method, const cJSON *params)
+{
+  return print_envelope(NULL, 0, 0, method, "params", params);
+}
+
+char *
+mcp_jsonrpc_result(const cJSON *id, const cJSON *result)
+{
+  cJSON *empty = NULL;
+  char *text;
+
+  if (result == NULL) {
+    empty = cJSON_CreateObject();
+    if (empty == NULL)
+      return NULL;
+    result = empty;
+  }
+  text = print_envelope(id, 0, 0, NULL, "result", result);
+  cJSON_Delete(empty);
+  return text;
+}
+
+char *
+mcp_jsonrpc_error(const cJSON *id, int code, const char *message,
+                  const cJSON *data)
+{
+  cJSON *error = cJSON_CreateObject();
+  char *text = NULL;
+
+  if (error == NULL)
+    return NULL;
+  if (cJSON_AddNumberToObject(error, "code", code) == NULL ||
+      cJSON_AddStringToObject(error, "message", message) == NULL)
+    goto done;
+  if (data != NULL)
+    cJSON_AddItemReferenceToObject(error, "data", (cJSON *) data);
+  text = print_envelope(id, 0, 0, NULL, "error", error);
+done:
+  cJSON_Delete(error);
+  return text;
+}

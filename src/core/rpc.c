@@ -1,0 +1,515 @@
+/*
+ * rpc.c - JSON-RPC endpoint: pending table, timeouts, dispatch.
+ *
+ * Pending requests live in a chained hash table keyed by their numeric id.
+ * Each has its own timer; its memory is freed from the timer's close
+ * callback, and the endpoint is freed only when the transport is closed
+ * and no timer close is outstanding.
+ */
+#include "rpc.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+#include "json.h"
+#include "jsonrpc.h"
+
+typedef struct pending_s {
+  struct pending_s *next;      /* hash chain */
+  mcp_rpc_t *rpc;
+  uint64_t id;
+  uv_timer_t timer;
+  mcp_rpc_done_cb cb;
+  void *data;
+  uint64_t timeout_ms;
+  int no_cancel;
+} pending_t;
+
+struct mcp_rpc_s {
+  uv_loop_t *loop;
+  mcp_transport_t *transport;
+  mcp_rpc_handler_t handler;
+  void *ud;
+  uint64_t next_id;            /* ids start at 1 and only grow */
+  pending_t **buckets;
+  size_t nbuckets;             /* a power of two */
+  size_t npending;
+  size_t closing_timers;       /* pending timers whose close is due */
+  int max_depth;
+  uint64_t timeout_ms;
+  unsigned open : 1;           /* requests may be sent */
+  unsigned transport_closed : 1;
+};
+
+/* ---- the pending table ---------------------------------------------------- */
+
+static size_t
+bucket_of(const mcp_rpc_t *rpc, uint64_t id)
+{
+  return (size_t) (id * 0x9E3779B97F4A7C15ull >> 20) & (rpc->nbuckets - 1);
+}
+
+static int
+table_grow(mcp_rpc_t *rpc)
+{
+  size_t n = rpc->nbuckets ? rpc->nbuckets * 2 : 64, i;
+  pending_t **b = calloc(n, sizeof *b), *p, *next;
+  size_t old = rpc->nbuckets;
+  pending_t **old_b = rpc->buckets;
+
+  if (b == NULL)
+    return MCP_ENOMEM;
+  rpc->buckets = b;
+  rpc->nbuckets = n;
+  for (i = 0; i < old; i++) {
+    for (p = old_b[i]; p != NULL; p = next) {
+      size_t k = bucket_of(rpc, p->id);
+
+      next = p->next;
+      p->next = b[k];
+      b[k] = p;
+    }
+  }
+  free(old_b);
+  return 0;
+}
+
+static pending_t *
+table_take(mcp_rpc_t *rpc, uint64_t id)
+{
+  pending_t **pp, *p;
+
+  if (rpc->nbuckets == 0)
+    return NULL;
+  for (pp = &rpc->buckets[bucket_of(rpc, id)]; (p = *pp) != NULL;
+       pp = &p->next) {
+    if (p->id == id) {
+      *pp = p->next;
+      rpc->npending--;
+      return p;
+    }
+  }
+  return NULL;
+}
+
+static pending_t *
+table_take_any(mcp_rpc_t *rpc)
+{
+  size_t i;
+
+  for (i = 0; i < rpc->nbuckets; i++) {
+    if (rpc->buckets[i] != NULL)
+      return table_take(rpc, rpc->buckets[i]->id);
+  }
+  return NULL;
+}
+
+/* ---- freeing ------------------------------------------------------------- */
+
+static void
+maybe_free(mcp_rpc_t *rpc)
+{
+  if (!rpc->transport_closed || rpc->closing_timers > 0)
+    return;
+  if (rpc->handler.on_closed != NULL)
+    rpc->handler.on_closed(rpc->ud);
+  free(rpc->buckets);
+  free(rpc);
+}
+
+static void
+on_pending_closed(uv_handle_t *h)
+{
+  pending_t *p = h->data;
+  mcp_rpc_t *rpc = p->rpc;
+
+  free(p);
+  rpc->closing_timers--;
+  maybe_free(rpc);
+}
+
+/* Completes a request already taken out of the table, exactly once. */
+static void
+complete(pending_t *p, const mcp_error_t *err, const cJSON *value)
+{
+  mcp_rpc_t *rpc = p->rpc;
+
+  uv_timer_stop(&p->timer);
+  rpc->closing_timers++;
+  uv_close((uv_handle_t *) &p->timer, on_pending_closed);
+  p->cb(p->data, err, value);
+}
+
+/* ---- sending ------------------------------------------------------------- */
+
+static int
+send_text(mcp_rpc_t *rpc, char *text, mcp_error_t *err)
+{
+  int rc;
+
+  if (text == NULL)
+    return mcp_error_set(err, MCP_ENOMEM, NULL);
+  if (rpc->transport == NULL || !rpc->open) {
+    cJSON_free(text);
+    return mcp_error_set(err, MCP_ECLOSED, "connection closed");
+  }
+  rc = rpc->transport->vt->send(rpc->transport, text, strlen(text), err);
+  cJSON_free(text);
+  return rc;
+}
+
+static void
+send_cancelled(mcp_rpc_t *rpc, uint64_t id, const char *reason)
+{
+  cJSON *params = cJSON_CreateObject();
+
+  if (params == NULL)
+    return;
+  cJSON_AddNumberToObject(params, "requestId", (double) id);
+  if (reason != NULL)
+    cJSON_AddStringToObject(params, "reason", reason);
+  /* Best effort: a dead transport makes the notice moot. */
+  mcp_rpc_notify(rpc, "notifications/cancelled", params, NULL);
+  cJSON_Delete(params);
+}
+
+static void
+on_timeout(uv_timer_t *t)
+{
+  pending_t *p = t->data;
+  mcp_rpc_t *rpc = p->rpc;
+  mcp_error_t err;
+
+  p = table_take(rpc, p->id);
+  if (p == NULL)
+    return;
+  mcp_error_set(&err, MCP_ETIMEDOUT, "request timed out after %llu ms",
+                (unsigned long long) p->timeout_ms);
+  if (!p->no_cancel)
+    send_cancelled(rpc, p->id, "timeout");
+  complete(p, &err, NULL);
+}
+
+int
+mcp_rpc_request(mcp_rpc_t *rpc, const char *method, const cJSON *params,
+                const mcp_rpc_req_opts_t *opts, mcp_rpc_done_cb cb,
+                void *data, uint64_t *id_out, mcp_error_t *err)
+{
+  pending_t *p;
+  uint64_t timeout;
+  size_t k;
+  int rc;
+
+  if (!rpc->open)
+    return mcp_error_set(err, MCP_ECLOSED, "connection closed");
+  if (rpc->npending >= rpc->nbuckets && table_grow(rpc) != 0)
+    return mcp_error_set(err, MCP_ENOMEM, NULL);
+  p = calloc(1, sizeof *p);
+  if (p == NULL)
+    return mcp_error_set(err, MCP_ENOMEM, NULL);
+  p->rpc = rpc;
+  p->id = rpc->next_id++;
+  p->cb = cb;
+  p->data = data;
+  p->no_cancel = opts != NULL && opts->no_cancel;
+  rc = send_text(rpc, mcp_jsonrpc_request(p->id, method, params), err);
+  if (rc != 0) {
+    free(p);
+    return rc;
+  }
+  timeout = (opts != NULL && opts->timeout_ms) ? opts->timeout_ms
+                                               : rpc->timeout_ms;
+  p->timeout_ms = timeout;
+  uv_timer_init(rpc->loop, &p->timer);
+  p->timer.data = p;
+  uv_timer_start(&p->timer, on_timeout, timeout, 0);
+  k = bucket_of(rpc, p->id);
+  p->next = rpc->buckets[k];
+  rpc->buckets[k] = p;
+  rpc->npending++;
+  if (id_out != NULL)
+    *id_out = p->id;
+  return 0;
+}
+
+int
+mcp_rpc_cancel(mcp_rpc_t *rpc, uint64_t id, const char *reason)
+{
+  pending_t *p = table_take(rpc, id);
+  mcp_error_t err;
+
+  if (p == NULL)
+    return MCP_EINVAL;
+  if (!p->no_cancel)
+    send_cancelled(rpc, id, reason);
+  mcp_error_set(&err, MCP_ECANCELED, "request cancelled%s%s",
+                reason ? ": " : "", reason ? reason : "");
+  complete(p, &err, NULL);
+  return 0;
+}
+
+int
+mcp_rpc_notify(mcp_rpc_t *rpc, const char *method, const cJSON *params,
+               mcp_error_t *err)
+{
+  return send_text(rpc, mcp_jsonrpc_notification(method, params), err);
+}
+
+int
+mcp_rpc_respond(mcp_rpc_t *rpc, const cJSON *id, const cJSON *result,
+                mcp_error_t *err)
+{
+  return send_text(rpc, mcp_jsonrpc_result(id, result), err);
+}
+
+int
+mcp_rpc_respond_error(mcp_rpc_t *rpc, const cJSON *id, int code,
+                      const char *message, const cJSON *data,
+                      mcp_error_t *err)
+{
+  return send_text(rpc, mcp_jsonrpc_error(id, code, message, data), err);
+}
+
+/* ---- receiving ----------------------------------------------------------- */
+
+static void
+bad_message(mcp_rpc_t *rpc, const mcp_error_t *err, const char *text,
+            size_t len)
+{
+  if (rpc->handler.on_bad_message != NULL)
+    rpc->handler.on_bad_message(rpc->ud, err, text, len);
+}
+
+static void
+handle_response(mcp_rpc_t *rpc, const mcp_msg_t *m)
+{
+  pending_t *p;
+  uint64_t id;
+  mcp_error_t err;
+
+  /* A late answer (after a timeout or cancel) or a stranger's id. */
+  if (mcp_jsonrpc_id_u64(m->id, &id) != 0)
+    return;
+  p = table_take(rpc, id);
+  if (p == NULL)
+    return;
+  if (m->kind == MCP_MSG_RESULT) {
+    complete(p, NULL, m->result);
+    return;
+  }
+  mcp_error_set(&err, MCP_ERPC, "%s", m->error_message);
+  err.rpc_code = m->error_code;
+  complete(p, &err, m->error_data);
+}
+
+static void
+handle_request(mcp_rpc_t *rpc, const mcp_msg_t *m)
+{
+  mcp_error_t err;
+  char msg[160];
+
+  if (strcmp(m->method, "ping") == 0) {
+    mcp_rpc_respond(rpc, m->id, NULL, NULL);
+    return;
+  }
+  if (rpc->handler.on_request != NULL &&
+      rpc->handler.on_request(rpc->ud, m->id, m->method, m->params))
+    return;
+  snprintf(msg, sizeof msg, "Method not found: %.120s", m->method);
+  if (mcp_rpc_respond_error(rpc, m->id, MCP_RPC_METHOD_NOT_FOUND, msg, NULL,
+                            &err) != 0)
+    bad_message(rpc, &err, NULL, 0);
+}
+
+static void
+on_message(void *ud, const char *text, size_t len)
+{
+  mcp_rpc_t *rpc = ud;
+  mcp_error_t err;
+  mcp_msg_t m;
+  cJSON *msg;
+
+  if (!rpc->open)
+    return;
+  msg = mcp_json_parse(text, len, rpc->max_depth, &err);
+  if (msg == NULL) {
+    bad_message(rpc, &err, text, len);
+    return;
+  }
+  switch (mcp_jsonrpc_classify(msg, &m)) {
+  case MCP_MSG_RESULT:
+  case MCP_MSG_ERROR:
+    handle_response(rpc, &m);
+    break;
+  case MCP_MSG_REQUEST:
+    handle_request(rpc, &m);
+    break;
+  case MCP_MSG_NOTIFICATION:
+    if (rpc->handler.on_notification != NULL)
+      rpc->handler.on_notification(rpc->ud, m.method, m.params);
+    break;
+  default:
+    mcp_error_set(&err, MCP_EPROTO, "invalid JSON-RPC message: %s", m.why);
+    bad_message(rpc, &err, text, len);
+    if (m.id != NULL && cJSON_GetObjectItemCaseSensitive(msg, "method"))
+      mcp_rpc_respond_error(rpc, m.id, MCP_RPC_INVALID_REQUEST, m.why, NULL,
+                            NULL);
+    break;
+  }
+  cJSON_Delete(msg);
+}
+
+static void
+on_oversize(void *ud, size_t size, const char *id_text, size_t id_len)
+{
+  mcp_rpc_t *rpc = ud;
+  mcp_error_t err;
+  pending_t *p = NULL;
+  cJSON *id;
+
+  mcp_error_set(&err, MCP_ETOOBIG, "message of %zu bytes exceeds the limit",
+                size);
+  if (id_text != NULL) {
+    uint64_t n;
+
+    id = cJSON_ParseWithLength(id_text, id_len);
+    if (id != NULL && mcp_jsonrpc_id_u64(id, &n) == 0)
+      p = table_take(rpc, n);
+    cJSON_Delete(id);
+  }
+  if (p != NULL)
+    complete(p, &err, NULL);
+  else
+    bad_message(rpc, &err, NULL, 0);
+}
+
+static void
+on_log(void *ud, const char *line, size_t len)
+{
+  mcp_rpc_t *rpc = ud;
+
+  if (rpc->handler.on_log != NULL)
+    rpc->handler.on_log(rpc->ud, line, len);
+}
+
+static void
+fail_all(mcp_rpc_t *rpc, const mcp_error_t *err)
+{
+  pending_t *p;
+
+  /* One at a time: a completion may start or end other work. */
+  while ((p = table_take_any(rpc)) != NULL)
+    complete(p, err, NULL);
+}
+
+static void
+on_lost(void *ud, const mcp_error_t *err)
+{
+  mcp_rpc_t *rpc = ud;
+  int was_open = rpc->open;
+
+  rpc->open = 0;
+  fail_all(rpc, err);
+  if (was_open && rpc->handler.on_lost != NULL)
+    rpc->handler.on_lost(rpc->ud, err);
+  if (rpc->transport != NULL)
+    rpc->transport->vt->close(rpc->transport);
+}
+
+static void
+on_transport_closed(void *ud)
+{
+  mcp_rpc_t *rpc = ud;
+
+  rpc->transport = NULL;
+  rpc->transport_closed = 1;
+  maybe_free(rpc);
+}
+
+const mcp_transport_cb_t *
+mcp_rpc_transport_cb(void)
+{
+  static const mcp_transport_cb_t cb = {
+    on_message, on_oversize, on_log, on_lost, on_transport_closed
+  };
+
+  return &cb;
+}
+
+/* ---- life ---------------------------------------------------------------- */
+
+mcp_rpc_t *
+mcp_rpc_new(uv_loop_t *loop, const mcp_rpc_opts_t *opts,
+            const mcp_rpc_handler_t *handler, void *ud)
+{
+  mcp_rpc_t *rpc = calloc(1, sizeof *rpc);
+
+  if (rpc == NULL)
+    return NULL;
+  rpc->loop = loop;
+  rpc->handler = *handler;
+  rpc->ud = ud;
+  rpc->next_id = 1;
+  rpc->max_depth = (opts && opts->max_depth) ? opts->max_depth
+                                             : MCP_DEFAULT_MAX_DEPTH;
+  rpc->timeout_ms = (opts && opts->timeout_ms) ? opts->timeout_ms
+                                               : MCP_DEFAULT_TIMEOUT_MS;
+  if (table_grow(rpc) != 0) {
+    free(rpc);
+    return NULL;
+  }
+  return rpc;
+}
+
+void
+mcp_rpc_attach(mcp_rpc_t *rpc, mcp_transport_t *t)
+{
+  rpc->transport = t;
+  rpc->open = 1;
+}
+
+void
+mcp_rpc_discard(mcp_rpc_t *rpc)
+{
+  free(rpc->buckets);
+  free(rpc);
+}
+
+void
+mcp_rpc_close(mcp_rpc_t *rpc)
+{
+  mcp_error_t err;
+
+  if (rpc->transport == NULL)
+    return;
+  mcp_error_set(&err, MCP_ECLOSED, "connection closed by the client");
+  rpc->open = 0;
+  fail_all(rpc, &err);
+  if (rpc->transport != NULL)
+    rpc->transport->vt->close(rpc->transport);
+}
+
+int
+mcp_rpc_is_open(const mcp_rpc_t *rpc)
+{
+  return rpc->open;
+}
+
+size_t
+mcp_rpc_pending_count(const mcp_rpc_t *rpc)
+{
+  return rpc->npending;
+}
+
+size_t
+mcp_rpc_diagnostics(const mcp_rpc_t *rpc, char *out, size_t cap)
+{
+  if (rpc->transport == NULL) {
+    if (cap > 0)
+      out[0] = '\0';
+    return 0;
+  }
+  return rpc->transport->vt->diagnostics(rpc->transport, out, cap);
+}

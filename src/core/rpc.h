@@ -1,0 +1,95 @@
+/*
+ * rpc.h - a JSON-RPC 2.0 endpoint over one transport.
+ *
+ * It numbers outgoing requests (ids are never reused within the endpoint),
+ * keeps them in a pending table, times each one out, matches responses by
+ * id (a response's id must be the very number we sent: "7" is not 7),
+ * answers `ping` and unknown methods itself, and hands other requests and
+ * notifications to its owner. It knows nothing of MCP beyond ping and
+ * notifications/cancelled.
+ *
+ * Completion is exactly once: every request that was started completes
+ * with its result, an error response (MCP_ERPC), MCP_ETIMEDOUT,
+ * MCP_ECANCELED, MCP_ETOOBIG or MCP_ECLOSED. A request that fails to start
+ * returns an error and never completes. Callbacks may call any function
+ * here, including mcp_rpc_close.
+ *
+ * Ownership: the endpoint owns its transport. After mcp_rpc_close the
+ * owner waits for on_closed, after which the endpoint is freed.
+ */
+#ifndef MCP_RPC_H
+#define MCP_RPC_H
+
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+#include <uv.h>
+
+#include "error.h"
+#include "transport.h"
+
+typedef struct mcp_rpc_s mcp_rpc_t;
+
+/* On success err is NULL and value is the result. On MCP_ERPC value is
+ * error.data (or NULL). value is valid only during the call. */
+typedef void (*mcp_rpc_done_cb)(void *data, const mcp_error_t *err,
+                                const cJSON *value);
+
+typedef struct mcp_rpc_handler_s {
+  /* A request from the peer. Return 1 when the owner will answer it with
+   * mcp_rpc_respond*, 0 to have it answered "method not found". */
+  int (*on_request)(void *ud, const cJSON *id, const char *method,
+                    const cJSON *params);
+  void (*on_notification)(void *ud, const char *method, const cJSON *params);
+  /* Something arrived that is not a usable message; the connection lives
+   * on. text may be NULL (for instance when it was too big to keep). */
+  void (*on_bad_message)(void *ud, const mcp_error_t *err, const char *text,
+                         size_t len);
+  void (*on_log)(void *ud, const char *line, size_t len);
+  /* The transport is gone; every pending request has already failed. */
+  void (*on_lost)(void *ud, const mcp_error_t *err);
+  void (*on_closed)(void *ud);
+} mcp_rpc_handler_t;
+
+typedef struct mcp_rpc_opts_s {
+  int max_depth;               /* JSON nesting limit; 0: default */
+  uint64_t timeout_ms;         /* default per-request timeout; 0: default */
+} mcp_rpc_opts_t;
+
+typedef struct mcp_rpc_req_opts_s {
+  uint64_t timeout_ms;         /* 0: the endpoint's default */
+  int no_cancel;               /* never send notifications/cancelled */
+} mcp_rpc_req_opts_t;
+
+mcp_rpc_t *mcp_rpc_new(uv_loop_t *loop, const mcp_rpc_opts_t *opts,
+                       const mcp_rpc_handler_t *handler, void *ud);
+/* The callbacks a transport must be created with, with the endpoint as
+ * their user data. */
+const mcp_transport_cb_t *mcp_rpc_transport_cb(void);
+/* Takes ownership of t. */
+void mcp_rpc_attach(mcp_rpc_t *rpc, mcp_transport_t *t);
+/* Frees an endpoint that never got a transport. */
+void mcp_rpc_discard(mcp_rpc_t *rpc);
+
+int mcp_rpc_request(mcp_rpc_t *rpc, const char *method, const cJSON *params,
+                    const mcp_rpc_req_opts_t *opts, mcp_rpc_done_cb cb,
+                    void *data, uint64_t *id_out, mcp_error_t *err);
+/* Completes a pending request with MCP_ECANCELED and tells the peer
+ * (unless the request is marked no_cancel). Returns MCP_EINVAL when the
+ * id is not pending. */
+int mcp_rpc_cancel(mcp_rpc_t *rpc, uint64_t id, const char *reason);
+int mcp_rpc_notify(mcp_rpc_t *rpc, const char *method, const cJSON *params,
+                   mcp_error_t *err);
+int mcp_rpc_respond(mcp_rpc_t *rpc, const cJSON *id, const cJSON *result,
+                    mcp_error_t *err);
+int mcp_rpc_respond_error(mcp_rpc_t *rpc, const cJSON *id, int code,
+                          const char *message, const cJSON *data,
+                          mcp_error_t *err);
+
+/* Fails every pending request with MCP_ECLOSED and closes the transport. */
+void mcp_rpc_close(mcp_rpc_t *rpc);
+int mcp_rpc_is_open(const mcp_rpc_t *rpc);
+size_t mcp_rpc_pending_count(const mcp_rpc_t *rpc);
+size_t mcp_rpc_diagnostics(const mcp_rpc_t *rpc, char *out, size_t cap);
+
+#endif

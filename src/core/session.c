@@ -1,0 +1,127 @@
+/*
+ * session.c - the initialize handshake and version negotiation.
+ */
+#include "session.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "common.h"
+#include "json.h"
+
+static const char *const supported_versions[] = {
+  MCP_LATEST_VERSION, "2025-06-18", "2025-03-26", "2024-11-05", NULL
+};
+
+int
+mcp_session_version_supported(const char *version)
+{
+  size_t i;
+
+  for (i = 0; supported_versions[i] != NULL; i++) {
+    if (strcmp(version, supported_versions[i]) == 0)
+      return 1;
+  }
+  return 0;
+}
+
+void
+mcp_session_init(mcp_session_t *s, mcp_rpc_t *rpc)
+{
+  memset(s, 0, sizeof *s);
+  s->rpc = rpc;
+}
+
+void
+mcp_session_free(mcp_session_t *s)
+{
+  cJSON_Delete(s->init_result);
+  s->init_result = NULL;
+}
+
+static void
+on_initialized(void *data, const mcp_error_t *err, const cJSON *result)
+{
+  mcp_session_t *s = data;
+  mcp_session_ready_cb cb = s->cb;
+  const char *version;
+  mcp_error_t e;
+
+  s->initializing = 0;
+  if (err != NULL) {
+    cb(s->data, err, NULL);
+    return;
+  }
+  version = mcp_json_string(result, "protocolVersion");
+  if (version == NULL || !mcp_json_object(result, "capabilities") ||
+      !mcp_json_object(result, "serverInfo")) {
+    mcp_error_set(&e, MCP_EPROTO, "initialize result lacks %s",
+                  version == NULL ? "protocolVersion"
+                  : !mcp_json_object(result, "capabilities") ? "capabilities"
+                                                             : "serverInfo");
+    mcp_rpc_close(s->rpc);
+    cb(s->data, &e, NULL);
+    return;
+  }
+  if (!mcp_session_version_supported(version)) {
+    mcp_error_set(&e, MCP_EVERSION,
+                  "server offered protocol version '%.40s'; luamcp speaks "
+                  "2025-11-25, 2025-06-18, 2025-03-26 and 2024-11-05",
+                  version);
+    mcp_rpc_close(s->rpc);
+    cb(s->data, &e, NULL);
+    return;
+  }
+  snprintf(s->version, sizeof s->version, "%s", version);
+  cJSON_Delete(s->init_result);
+  s->init_result = cJSON_Duplicate(result, 1);
+  if (s->init_result == NULL) {
+    mcp_error_set(&e, MCP_ENOMEM, NULL);
+    cb(s->data, &e, NULL);
+    return;
+  }
+  if (mcp_rpc_notify(s->rpc, "notifications/initialized", NULL, &e) != 0) {
+    cb(s->data, &e, NULL);
+    return;
+  }
+  cb(s->data, NULL, s->init_result);
+}
+
+int
+mcp_session_initialize(mcp_session_t *s, const cJSON *capabilities,
+                       const cJSON *client_info, uint64_t timeout_ms,
+                       mcp_session_ready_cb cb, void *data, mcp_error_t *err)
+{
+  mcp_rpc_req_opts_t opts = { timeout_ms, 1 };
+  cJSON *params, *info;
+  int rc;
+
+  if (s->initializing)
+    return mcp_error_set(err, MCP_EINVAL, "initialize already in progress");
+  params = cJSON_CreateObject();
+  if (params == NULL)
+    return mcp_error_set(err, MCP_ENOMEM, NULL);
+  cJSON_AddStringToObject(params, "protocolVersion", MCP_LATEST_VERSION);
+  if (capabilities != NULL)
+    cJSON_AddItemReferenceToObject(params, "capabilities",
+                                   (cJSON *) capabilities);
+  else
+    cJSON_AddObjectToObject(params, "capabilities");
+  if (client_info != NULL) {
+    cJSON_AddItemReferenceToObject(params, "clientInfo",
+                                   (cJSON *) client_info);
+  } else {
+    info = cJSON_AddObjectToObject(params, "clientInfo");
+    cJSON_AddStringToObject(info, "name", "luamcp");
+    cJSON_AddStringToObject(info, "version", MCP_VERSION);
+  }
+  s->cb = cb;
+  s->data = data;
+  s->initializing = 1;
+  rc = mcp_rpc_request(s->rpc, "initialize", params, &opts, on_initialized, s,
+                       NULL, err);
+  cJSON_Delete(params);
+  if (rc != 0)
+    s->initializing = 0;
+  return rc;
+}

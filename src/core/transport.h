@@ -1,0 +1,47 @@
+/*
+ * transport.h - what the RPC layer needs from a transport: send one
+ * message, hear of messages, learn that the peer is gone, close.
+ *
+ * Transports frame and carry bytes; they do not parse JSON-RPC (rpc.c
+ * does). Every transport reports each incoming message whole, reports an
+ * over-limit message by size and id, and calls on_lost exactly once when
+ * it can carry no more messages. After close, on_closed comes exactly once,
+ * from the loop, when every resource is released; the transport frees
+ * itself right after it.
+ */
+#ifndef MCP_TRANSPORT_H
+#define MCP_TRANSPORT_H
+
+#include <stddef.h>
+
+#include "error.h"
+
+typedef struct mcp_transport_s mcp_transport_t;
+
+typedef struct mcp_transport_cb_s {
+  /* text is one whole message, valid only during the call. */
+  void (*on_message)(void *ud, const char *text, size_t len);
+  /* A message over the limit was dropped; id is its raw top-level id. */
+  void (*on_oversize)(void *ud, size_t size, const char *id, size_t id_len);
+  /* A line of diagnostics from the peer (a child's stderr). */
+  void (*on_log)(void *ud, const char *line, size_t len);
+  /* No more messages will come or go; err says why. */
+  void (*on_lost)(void *ud, const mcp_error_t *err);
+  void (*on_closed)(void *ud);
+} mcp_transport_cb_t;
+
+typedef struct mcp_transport_vt_s {
+  /* Sends one message (text without a trailing newline). */
+  int (*send)(mcp_transport_t *t, const char *text, size_t len,
+              mcp_error_t *err);
+  /* Begins an orderly close. Idempotent. */
+  void (*close)(mcp_transport_t *t);
+  /* Copies the peer's recent diagnostics (stderr tail); returns length. */
+  size_t (*diagnostics)(const mcp_transport_t *t, char *out, size_t cap);
+} mcp_transport_vt_t;
+
+struct mcp_transport_s {
+  const mcp_transport_vt_t *vt;
+};
+
+#endif

@@ -1,0 +1,811 @@
+/*
+ * lclient.c - mcp.core.client: one MCP connection, callback style.
+ *
+ * The core API here never yields: each waiting operation takes a Lua
+ * callback and returns at once; lua/mcp/client.lua turns that into
+ * yielding methods. Callbacks run on the main thread, inside a protected
+ * call, from the loop, never re-entrantly from the method that started the
+ * operation.
+ *
+ * Lifetime: the userdata holds a pointer to a C record that outlives it
+ * while the connection shuts down. The record is freed when both the
+ * userdata is collected and the endpoint reported on_closed. The handler
+ * table is anchored in the registry until then, so an open connection is
+ * never collected behind its owner's back.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+#include "json.h"
+#include "lutil.h"
+#include "rpc.h"
+#include "session.h"
+#include "transport_stdio.h"
+
+#define CLIENT_MT "mcp.core.client"
+#define TAIL_MAX 4096
+
+typedef struct lclient_s {
+  lmcp_ctx_t *ctx;
+  mcp_rpc_t *rpc;          /* NULL once the endpoint is freed */
+  mcp_session_t session;
+  int handlers_ref;        /* on_request, on_notification, on_log, ... */
+  int init_ref;            /* the initialize callback, while pending */
+  char *tail;              /* stderr tail kept when the server was lost */
+  unsigned ud_gone : 1;    /* the userdata was collected */
+  unsigned closing : 1;    /* close() was called */
+} lclient_t;
+
+typedef struct {
+  lclient_t *c;
+} lclient_ud_t;
+
+typedef struct lreq_s {
+  lclient_t *c;
+  int cb_ref;
+} lreq_t;
+
+static void
+client_free_if_done(lclient_t *c)
+{
+  if (!c->ud_gone || c->rpc != NULL)
+    return;
+  mcp_session_free(&c->session);
+  free(c->tail);
+  free(c);
+}
+
+static lclient_t *
+check_client(lua_State *L)
+{
+  lclient_ud_t *u = luaL_checkudata(L, 1, CLIENT_MT);
+
+  if (u->c == NULL || u->c->rpc == NULL || u->c->closing)
+    luaL_error(L, "attempt to use a closed mcp.client");
+  return u->c;
+}
+
+/* The stderr tail for an error, into buf; "" when there is none. */
+static const char *
+client_tail(lclient_t *c, char *buf, size_t cap)
+{
+  if (c->tail != NULL)
+    return c->tail;
+  buf[0] = '\0';
+  if (c->rpc != NULL)
+    mcp_rpc_diagnostics(c->rpc, buf, cap);
+  return buf;
+}
+
+/* ---- calls into Lua ------------------------------------------------------ */
+
+typedef enum {
+  CALL_DONE,          /* fn(result) or fn(nil, err) */
+  CALL_HANDLER        /* handlers[name](args...) */
+} call_kind_t;
+
+typedef struct lcall_s {
+  call_kind_t kind;
+  lclient_t *c;
+  int *ref;                   /* CALL_DONE: the callback's ref */
+  const char *name;           /* CALL_HANDLER: which handler */
+  const mcp_error_t *err;
+  const cJSON *value;
+  const cJSON *id;            /* on_request */
+  const char *method;
+  const char *text;           /* on_log, on_bad_message */
+  size_t len;
+} lcall_t;
+
+static void
+push_error_with_tail(lua_State *L, lclient_t *c, const mcp_error_t *err,
+                     const cJSON *data)
+{
+  char buf[TAIL_MAX];
+  const char *tail = NULL;
+
+  if (err->code == MCP_ECLOSED || err->code == MCP_ESPAWN ||
+      err->code == MCP_EVERSION)
+    tail = client_tail(c, buf, sizeof buf);
+  lmcp_push_error(L, err, data, tail);
+}
+
+/* Runs inside lua_pcall, so conversions that raise are safe. */
+static int
+lcall_run(lua_State *L)
+{
+  lcall_t *k = lua_touserdata(L, 1);
+  int nargs = 0;
+
+  if (k->kind == CALL_DONE) {
+    lmcp_push_unref(L, k->ref);
+    if (k->err == NULL) {
+      lmcp_push_json(L, k->value);
+      nargs = 1;
+    } else {
+      lua_pushnil(L);
+      push_error_with_tail(L, k->c, k->err, k->value);
+      nargs = 2;
+    }
+    lua_call(L, nargs, 0);
+    return 0;
+  }
+  lua_rawgeti(L, LUA_REGISTRYINDEX, k->c->handlers_ref);
+  lua_getfield(L, -1, k->name);
+  if (!lua_isfunction(L, -1)) {
+    lua_pushboolean(L, 0);
+    return 1;
+  }
+  if (strcmp(k->name, "on_request") == 0) {
+    lmcp_push_json(L, k->id);
+    lua_pushstring(L, k->method);
+    lmcp_push_json(L, k->value);
+    nargs = 3;
+  } else if (strcmp(k->name, "on_notification") == 0) {
+    lua_pushstring(L, k->method);
+    lmcp_push_json(L, k->value);
+    nargs = 2;
+  } else if (strcmp(k->name, "on_log") == 0) {
+    lua_pushlstring(L, k->text, k->len);
+    nargs = 1;
+  } else if (strcmp(k->name, "on_bad_message") == 0) {
+    push_error_with_tail(L, k->c, k->err, NULL);
+    if (k->text != NULL)
+      lua_pushlstring(L, k->text, k->len);
+    else
+      lua_pushnil(L);
+    nargs = 2;
+  } else if (strcmp(k->name, "on_lost") == 0) {
+    push_error_with_tail(L, k->c, k->err, NULL);
+    nargs = 1;
+  }
+  lua_call(L, nargs, 1);
+  return 1;
+}
+
+/* Returns the handler's first result as a boolean (0 on error). */
+static int
+call_lua(lcall_t *k)
+{
+  lmcp_ctx_t *ctx = k->c->ctx;
+  lua_State *L = ctx->L;
+  int result = 0;
+
+  if (ctx->closing) {
+    if (k->ref != NULL) {
+      *k->ref = LUA_NOREF; /* the registry goes with the state */
+    }
+    return 0;
+  }
+  lua_pushcfunction(L, lcall_run);
+  lua_pushlightuserdata(L, k);
+  if (lmcp_pcall(ctx, 1, 1)) {
+    result = lua_toboolean(L, -1);
+    lua_pop(L, 1);
+  }
+  return result;
+}
+
+static int
+call_handler(lclient_t *c, const char *name, lcall_t *k)
+{
+  k->kind = CALL_HANDLER;
+  k->c = c;
+  k->name = name;
+  return call_lua(k);
+}
+
+/* ---- endpoint callbacks ---------------------------------------------------- */
+
+static int
+on_request(void *ud, const cJSON *id, const char *method, const cJSON *params)
+{
+  lcall_t k = { 0 };
+
+  k.id = id;
+  k.method = method;
+  k.value = params;
+  return call_handler(ud, "on_request", &k);
+}
+
+static void
+on_notification(void *ud, const char *method, const cJSON *params)
+{
+  lcall_t k = { 0 };
+
+  k.method = method;
+  k.value = params;
+  call_handler(ud, "on_notification", &k);
+}
+
+static void
+on_bad_message(void *ud, const mcp_error_t *err, const char *text, size_t len)
+{
+  lcall_t k = { 0 };
+
+  k.err = err;
+  k.text = text;
+  k.len = len;
+  call_handler(ud, "on_bad_message", &k);
+}
+
+static void
+on_log(void *ud, const char *line, size_t len)
+{
+  lcall_t k = { 0 };
+
+  k.text = line;
+  k.len = len;
+  call_handler(ud, "on_log", &k);
+}
+
+static void
+on_lost(void *ud, const mcp_error_t *err)
+{
+  lclient_t *c = ud;
+  lcall_t k = { 0 };
+  char buf[TAIL_MAX];
+
+  if (c->tail == NULL) {
+    mcp_rpc_diagnostics(c->rpc, buf, sizeof buf);
+    c->tail = strdup(buf);
+  }
+  k.err = err;
+  call_handler(c, "on_lost", &k);
+}
+
+static void
+on_closed(void *ud)
+{
+  lclient_t *c = ud;
+  lcall_t k = { 0 };
+
+  c->rpc = NULL;
+  call_handler(c, "on_closed", &k);
+  if (!c->ctx->closing)
+    luaL_unref(c->ctx->L, LUA_REGISTRYINDEX, c->handlers_ref);
+  c->handlers_ref = LUA_NOREF;
+  client_free_if_done(c);
+}
+
+static void
+on_done(void *data, const mcp_error_t *err, const cJSON *value)
+{
+  lreq_t *r = data;
+  lcall_t k = { 0 };
+
+  k.kind = CALL_DONE;
+  k.c = r->c;
+  k.ref = &r->cb_ref;
+  k.err = err;
+  k.value = value;
+  call_lua(&k);
+  free(r);
+}
+
+/* ---- methods -------------------------------------------------------------- */
+
+static uint64_t
+opt_ms(lua_State *L, int idx)
+{
+  lua_Number ms = luaL_optnumber(L, idx, 0);
+
+  luaL_argcheck(L, ms >= 0, idx, "negative timeout");
+  return (uint64_t) ms;
+}
+
+/* Converts the value at idx (nil allowed) or raises; the caller owns it. */
+static cJSON *
+check_json(lua_State *L, int idx, lclient_t *c, int *ref_to_drop)
+{
+  const char *why;
+  cJSON *v;
+
+  if (lua_isnoneornil(L, idx))
+    return NULL;
+  luaL_checktype(L, idx, LUA_TTABLE);
+  v = lmcp_to_json(L, idx, c->ctx->max_depth, &why);
+  if (v == NULL) {
+    if (ref_to_drop != NULL)
+      luaL_unref(L, LUA_REGISTRYINDEX, *ref_to_drop);
+    luaL_argerror(L, idx, why);
+  }
+  return v;
+}
+
+/* Pushes the bad start's error (nil, err) after releasing what was taken. */
+static int
+start_failed(lua_State *L, lclient_t *c, lreq_t *r, const mcp_error_t *err)
+{
+  luaL_unref(L, LUA_REGISTRYINDEX, r->cb_ref);
+  free(r);
+  lua_pushnil(L);
+  push_error_with_tail(L, c, err, NULL);
+  return 2;
+}
+
+static lreq_t *
+new_req(lua_State *L, lclient_t *c, int cb_idx)
+{
+  lreq_t *r;
+
+  luaL_checktype(L, cb_idx, LUA_TFUNCTION);
+  r = malloc(sizeof *r);
+  if (r == NULL)
+    luaL_error(L, "out of memory");
+  r->c = c;
+  lua_pushvalue(L, cb_idx);
+  r->cb_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+  return r;
+}
+
+static void
+on_initialized(void *data, const mcp_error_t *err, const cJSON *result)
+{
+  lclient_t *c = data;
+  lreq_t r = { c, c->init_ref };
+  lcall_t k = { 0 };
+
+  c->init_ref = LUA_NOREF;
+  k.kind = CALL_DONE;
+  k.c = c;
+  k.ref = &r.cb_ref;
+  k.err = err;
+  k.value = result;
+  call_lua(&k);
+}
+
+/* syntax: ok, err = core_client:initialize(capabilities, client_info?,
+ *                                          timeout_ms?, cb) */
+static int
+lmcp_client_initialize(lua_State *L)
+{
+  lclient_t *c = check_client(L);
+  cJSON *caps, *info = NULL;
+  mcp_error_t err;
+  int rc;
+
+  luaL_checktype(L, 2, LUA_TTABLE);
+  luaL_checktype(L, 5, LUA_TFUNCTION);
+  if (c->init_ref != LUA_NOREF)
+    return luaL_error(L, "initialize already in progress");
+  caps = check_json(L, 2, c, NULL);
+  if (!lua_isnoneornil(L, 3)) {
+    const char *why;
+
+    luaL_checktype(L, 3, LUA_TTABLE);
+    info = lmcp_to_json(L, 3, c->ctx->max_depth, &why);
+    if (info == NULL) {
+      cJSON_Delete(caps);
+      return luaL_argerror(L, 3, why);
+    }
+  }
+  rc = mcp_session_initialize(&c->session, caps, info, opt_ms(L, 4),
+                              on_initialized, c, &err);
+  cJSON_Delete(caps);
+  cJSON_Delete(info);
+  if (rc != 0) {
+    lua_pushnil(L);
+    push_error_with_tail(L, c, &err, NULL);
+    return 2;
+  }
+  lua_pushvalue(L, 5);
+  c->init_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+  lua_pushboolean(L, 1);
+  return 1;
+}
+
+/* syntax: id, err = core_client:request(method, params?, timeout_ms?, cb,
+ *                                       no_cancel?) */
+static int
+lmcp_client_request(lua_State *L)
+{
+  lclient_t *c = check_client(L);
+  const char *method = luaL_checkstring(L, 2);
+  uint64_t timeout = opt_ms(L, 4);
+  mcp_rpc_req_opts_t opts;
+  mcp_error_t err;
+  cJSON *params;
+  lreq_t *r;
+  uint64_t id;
+  int rc;
+
+  if (!lua_isnoneornil(L, 3))
+    luaL_checktype(L, 3, LUA_TTABLE);
+  r = new_req(L, c, 5);
+  params = check_json(L, 3, c, &r->cb_ref);
+  opts.timeout_ms = timeout;
+  opts.no_cancel = lua_toboolean(L, 6);
+  rc = mcp_rpc_request(c->rpc, method, params, &opts, on_done, r, &id, &err);
+  cJSON_Delete(params);
+  if (rc != 0)
+    return start_failed(L, c, r, &err);
+  lua_pushinteger(L, (lua_Integer) id);
+  return 1;
+}
+
+/* syntax: cancelled = core_client:cancel(id, reason?) */
+static int
+lmcp_client_cancel(lua_State *L)
+{
+  lclient_t *c = check_client(L);
+  lua_Integer id = luaL_checkinteger(L, 2);
+  const char *reason = luaL_optstring(L, 3, NULL);
+
+  lua_pushboolean(L, mcp_rpc_cancel(c->rpc, (uint64_t) id, reason) == 0);
+  return 1;
+}
+
+/* syntax: ok, err = core_client:notify(method, params?) */
+static int
+lmcp_client_notify(lua_State *L)
+{
+  lclient_t *c = check_client(L);
+  const char *method = luaL_checkstring(L, 2);
+  mcp_error_t err;
+  cJSON *params = check_json(L, 3, c, NULL);
+  int rc;
+
+  rc = mcp_rpc_notify(c->rpc, method, params, &err);
+  cJSON_Delete(params);
+  if (rc != 0)
+    return lmcp_fail(L, &err);
+  lua_pushboolean(L, 1);
+  return 1;
+}
+
+static cJSON *
+check_id(lua_State *L, int idx)
+{
+  cJSON *id = NULL;
+
+  if (lua_type(L, idx) == LUA_TSTRING)
+    id = cJSON_CreateString(lua_tostring(L, idx));
+  else if (lua_type(L, idx) == LUA_TNUMBER)
+    id = cJSON_CreateNumber(lua_tonumber(L, idx));
+  else
+    luaL_argerror(L, idx, "request id must be a string or a number");
+  if (id == NULL)
+    luaL_error(L, "out of memory");
+  return id;
+}
+
+/* syntax: ok, err = core_client:respond(id, result) */
+static int
+lmcp_client_respond(lua_State *L)
+{
+  lclient_t *c = check_client(L);
+  mcp_error_t err;
+  cJSON *id, *result;
+  int rc;
+
+  luaL_checktype(L, 3, LUA_TTABLE);
+  result = check_json(L, 3, c, NULL);
+  if (lua_type(L, 2) != LUA_TSTRING && lua_type(L, 2) != LUA_TNUMBER) {
+    cJSON_Delete(result);
+    return luaL_argerror(L, 2, "request id must be a string or a number");
+  }
+  id = check_id(L, 2);
+  rc = mcp_rpc_respond(c->rpc, id, result, &err);
+  cJSON_Delete(id);
+  cJSON_Delete(result);
+  if (rc != 0)
+    return lmcp_fail(L, &err);
+  lua_pushboolean(L, 1);
+  return 1;
+}
+
+/* syntax: ok, err = core_client:respond_error(id, code, message, data?) */
+static int
+lmcp_client_respond_error(lua_State *L)
+{
+  lclient_t *c = check_client(L);
+  int code = (int) luaL_checkinteger(L, 3);
+  const char *message = luaL_checkstring(L, 4);
+  const char *why = NULL;
+  mcp_error_t err;
+  cJSON *id, *data = NULL;
+  int rc;
+
+  if (lua_type(L, 2) != LUA_TSTRING && lua_type(L, 2) != LUA_TNUMBER)
+    return luaL_argerror(L, 2, "request id must be a string or a number");
+  if (!lua_isnoneornil(L, 5)) {
+    data = lmcp_to_json(L, 5, c->ctx->max_depth, &why);
+    if (data == NULL)
+      return luaL_argerror(L, 5, why);
+  }
+  id = check_id(L, 2);
+  rc = mcp_rpc_respond_error(c->rpc, id, code, message, data, &err);
+  cJSON_Delete(id);
+  cJSON_Delete(data);
+  if (rc != 0)
+    return lmcp_fail(L, &err);
+  lua_pushboolean(L, 1);
+  return 1;
+}
+
+/* syntax: true = core_client:close()
+ * Fails every pending request with ECLOSED (their callbacks run before
+ * this returns) and starts the shutdown; handlers.on_closed follows. */
+static int
+lmcp_client_close(lua_State *L)
+{
+  lclient_ud_t *u = luaL_checkudata(L, 1, CLIENT_MT);
+  lclient_t *c = u->c;
+
+  if (c != NULL && c->rpc != NULL && !c->closing) {
+    c->closing = 1;
+    mcp_rpc_close(c->rpc);
+  }
+  lua_pushboolean(L, 1);
+  return 1;
+}
+
+static int
+lmcp_client_gc(lua_State *L)
+{
+  lclient_ud_t *u = luaL_checkudata(L, 1, CLIENT_MT);
+  lclient_t *c = u->c;
+
+  if (c == NULL)
+    return 0;
+  u->c = NULL;
+  c->ud_gone = 1;
+  if (c->rpc != NULL && !c->closing) {
+    c->closing = 1;
+    mcp_rpc_close(c->rpc);
+  }
+  client_free_if_done(c);
+  return 0;
+}
+
+/* syntax: open = core_client:is_open() */
+static int
+lmcp_client_is_open(lua_State *L)
+{
+  lclient_ud_t *u = luaL_checkudata(L, 1, CLIENT_MT);
+  lclient_t *c = u->c;
+
+  lua_pushboolean(L, c != NULL && c->rpc != NULL && !c->closing &&
+                         mcp_rpc_is_open(c->rpc));
+  return 1;
+}
+
+/* syntax: n = core_client:pending() */
+static int
+lmcp_client_pending(lua_State *L)
+{
+  lclient_ud_t *u = luaL_checkudata(L, 1, CLIENT_MT);
+  lclient_t *c = u->c;
+
+  lua_pushinteger(L, (c && c->rpc) ? (lua_Integer) mcp_rpc_pending_count(
+                                         c->rpc)
+                                   : 0);
+  return 1;
+}
+
+/* syntax: text = core_client:stderr() -- the tail of the server's stderr */
+static int
+lmcp_client_stderr(lua_State *L)
+{
+  lclient_ud_t *u = luaL_checkudata(L, 1, CLIENT_MT);
+  char buf[TAIL_MAX];
+
+  if (u->c == NULL) {
+    lua_pushliteral(L, "");
+    return 1;
+  }
+  lua_pushstring(L, client_tail(u->c, buf, sizeof buf));
+  return 1;
+}
+
+/* syntax: version = core_client:protocol_version() -- nil before init */
+static int
+lmcp_client_protocol_version(lua_State *L)
+{
+  lclient_ud_t *u = luaL_checkudata(L, 1, CLIENT_MT);
+
+  if (u->c == NULL || u->c->session.version[0] == '\0')
+    lua_pushnil(L);
+  else
+    lua_pushstring(L, u->c->session.version);
+  return 1;
+}
+
+/* Reads command/env/cwd and the limits from the options table at idx. The
+ * strings stay owned by Lua (they are anchored on the stack). */
+typedef struct {
+  const char **argv;
+  const char **env;
+} spawn_strings_t;
+
+static void
+free_strings(spawn_strings_t *s)
+{
+  free(s->argv);
+  free(s->env);
+}
+
+static int
+read_command(lua_State *L, int opts, spawn_strings_t *s)
+{
+  lua_Integer n, i;
+  size_t k = 0;
+
+  lua_getfield(L, opts, "command");
+  if (!lua_istable(L, -1))
+    return luaL_error(L, "mcp.connect: 'command' must be a list of strings");
+  n = (lua_Integer) lua_rawlen(L, -1);
+  if (n < 1)
+    return luaL_error(L, "mcp.connect: 'command' is empty");
+  for (i = 1; i <= n; i++) {
+    if (lua_rawgeti(L, -1, i) != LUA_TSTRING)
+      return luaL_error(L, "mcp.connect: command[%d] is not a string",
+                        (int) i);
+    lua_pop(L, 1);
+  }
+  lua_getfield(L, opts, "env");
+  if (!lua_isnil(L, -1)) {
+    luaL_argcheck(L, lua_istable(L, -1), 1, "'env' must be a table");
+    lua_pushnil(L);
+    while (lua_next(L, -2) != 0) {
+      if (lua_type(L, -2) != LUA_TSTRING ||
+          !(lua_type(L, -1) == LUA_TSTRING || lua_type(L, -1) == LUA_TNUMBER ||
+            lua_type(L, -1) == LUA_TBOOLEAN))
+        return luaL_error(L, "mcp.connect: env entries must be "
+                             "NAME = string (or false to unset)");
+      lua_pop(L, 1);
+      k++;
+    }
+  }
+  s->argv = calloc((size_t) n + 1, sizeof *s->argv);
+  s->env = calloc(k + 1, sizeof *s->env);
+  if (s->argv == NULL || s->env == NULL) {
+    free_strings(s);
+    return luaL_error(L, "out of memory");
+  }
+  /* Stack: command, env. Strings are anchored in a table kept at opts. */
+  for (i = 1; i <= n; i++) {
+    lua_rawgeti(L, -2, i);
+    s->argv[i - 1] = lua_tostring(L, -1);
+    lua_pop(L, 1); /* still referenced by the command table */
+  }
+  k = 0;
+  if (lua_istable(L, -1)) {
+    lua_newtable(L); /* keeps "NAME=value" strings alive */
+    lua_pushnil(L);
+    while (lua_next(L, -3) != 0) {
+      if (lua_type(L, -1) == LUA_TBOOLEAN && !lua_toboolean(L, -1))
+        lua_pushstring(L, lua_tostring(L, -2));
+      else
+        lua_pushfstring(L, "%s=%s", lua_tostring(L, -2),
+                        lua_type(L, -1) == LUA_TBOOLEAN
+                            ? "1"
+                            : lua_tostring(L, -1));
+      s->env[k++] = lua_tostring(L, -1);
+      lua_rawseti(L, -4, (lua_Integer) k);
+      lua_pop(L, 1);
+    }
+  } else {
+    lua_pushnil(L);
+  }
+  /* Stack: command, env, env-strings (or nil). */
+  return 0;
+}
+
+static lua_Integer
+opt_field(lua_State *L, int opts, const char *name, lua_Integer def)
+{
+  lua_Integer v;
+
+  lua_getfield(L, opts, name);
+  v = luaL_opt(L, luaL_checkinteger, -1, def);
+  lua_pop(L, 1);
+  if (v < 0)
+    luaL_error(L, "mcp.connect: '%s' must not be negative", name);
+  return v;
+}
+
+/* syntax: client, err = core.client_stdio(opts, handlers)
+ * opts: command (list), env (table), cwd, max_message, max_depth,
+ * timeout (ms), grace (ms), stderr_ring (bytes).
+ * handlers: on_request(id, method, params) -> handled, on_notification,
+ * on_log(line), on_bad_message(err, text), on_lost(err), on_closed(). */
+static int
+lmcp_client_stdio(lua_State *L)
+{
+  lmcp_ctx_t *ctx = lmcp_ctx(L);
+  mcp_stdio_opts_t so;
+  mcp_rpc_opts_t ro;
+  spawn_strings_t s = { NULL, NULL };
+  mcp_rpc_handler_t h = { on_request, on_notification, on_bad_message,
+                          on_log, on_lost, on_closed };
+  mcp_transport_t *t;
+  mcp_error_t err;
+  lclient_ud_t *u;
+  lclient_t *c;
+  const char *cwd;
+  int rc;
+
+  luaL_checktype(L, 1, LUA_TTABLE);
+  luaL_checktype(L, 2, LUA_TTABLE);
+  memset(&so, 0, sizeof so);
+  memset(&ro, 0, sizeof ro);
+  so.max_message = (size_t) opt_field(L, 1, "max_message", 0);
+  so.process.grace_ms = (uint64_t) opt_field(L, 1, "grace", 0);
+  so.process.stderr_ring = (size_t) opt_field(L, 1, "stderr_ring", 0);
+  ro.max_depth = (int) opt_field(L, 1, "max_depth", 0);
+  ro.timeout_ms = (uint64_t) opt_field(L, 1, "timeout", 0);
+  lua_getfield(L, 1, "cwd");
+  cwd = lua_tostring(L, -1);
+  if (!lua_isnil(L, -1) && cwd == NULL)
+    return luaL_error(L, "mcp.connect: 'cwd' must be a string");
+
+  u = lua_newuserdatauv(L, sizeof *u, 0);
+  u->c = NULL;
+  luaL_setmetatable(L, CLIENT_MT);
+  read_command(L, 1, &s);
+  c = calloc(1, sizeof *c);
+  if (c == NULL) {
+    free_strings(&s);
+    return luaL_error(L, "out of memory");
+  }
+  c->ctx = ctx;
+  c->handlers_ref = LUA_NOREF;
+  c->init_ref = LUA_NOREF;
+  c->rpc = mcp_rpc_new(&ctx->loop, &ro, &h, c);
+  if (c->rpc == NULL) {
+    free(c);
+    free_strings(&s);
+    return luaL_error(L, "out of memory");
+  }
+  so.process.argv = s.argv;
+  so.process.env = s.env;
+  so.process.cwd = cwd;
+  rc = mcp_transport_stdio_new(&ctx->loop, &so, mcp_rpc_transport_cb(),
+                               c->rpc, &t, &err);
+  free_strings(&s);
+  if (rc != 0) {
+    mcp_rpc_discard(c->rpc);
+    free(c);
+    return lmcp_fail(L, &err);
+  }
+  mcp_rpc_attach(c->rpc, t);
+  mcp_session_init(&c->session, c->rpc);
+  lua_pushvalue(L, 2);
+  c->handlers_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+  u->c = c;
+  lua_pushvalue(L, 4); /* the userdata, below command, env and strings */
+  return 1;
+}
+
+void
+lmcp_open_client(lua_State *L)
+{
+  static const luaL_Reg methods[] = {
+    { "initialize", lmcp_client_initialize },
+    { "request", lmcp_client_request },
+    { "cancel", lmcp_client_cancel },
+    { "notify", lmcp_client_notify },
+    { "respond", lmcp_client_respond },
+    { "respond_error", lmcp_client_respond_error },
+    { "close", lmcp_client_close },
+    { "is_open", lmcp_client_is_open },
+    { "pending", lmcp_client_pending },
+    { "stderr", lmcp_client_stderr },
+    { "protocol_version", lmcp_client_protocol_version },
+    { NULL, NULL },
+  };
+
+  luaL_newmetatable(L, CLIENT_MT);
+  lua_pushcfunction(L, lmcp_client_gc);
+  lua_setfield(L, -2, "__gc");
+  lua_pushcfunction(L, lmcp_client_close);
+  lua_setfield(L, -2, "__close");
+  luaL_newlib(L, methods);
+  lua_setfield(L, -2, "__index");
+  lua_pop(L, 1);
+  lua_pushcfunction(L, lmcp_client_stdio);
+  lua_setfield(L, -2, "client_stdio");
+}

@@ -1,0 +1,62 @@
+/*
+ * lutil.h - what every binding file shares: the per-state loop context,
+ * calling Lua from the loop, JSON <-> Lua, and mcp.error objects.
+ *
+ * Only the binding files in src/lua include Lua headers; nothing in
+ * src/core does.
+ */
+#ifndef MCP_LUTIL_H
+#define MCP_LUTIL_H
+
+#include <cjson/cJSON.h>
+#include <lauxlib.h>
+#include <lua.h>
+#include <uv.h>
+
+#include "error.h"
+
+typedef struct lmcp_timer_s lmcp_timer_t;
+
+/* One per Lua state, created by the first luaopen_mcp_core. */
+typedef struct lmcp_ctx_s {
+  uv_loop_t loop;
+  lua_State *L;          /* the main thread; callbacks run on it */
+  int error_ref;         /* first error raised by a callback, or NOREF */
+  int closing;           /* the state is being closed: call no Lua */
+  lmcp_timer_t *timers;  /* live Lua timers, closed at state close */
+  int max_depth;         /* JSON nesting limit for conversions */
+} lmcp_ctx_t;
+
+lmcp_ctx_t *lmcp_ctx(lua_State *L);
+
+/* Expects [fn, args...] on top of ctx->L and calls fn in protected mode
+ * with a traceback, leaving nresults results. On error records it (the
+ * loop stops and core.run raises it) and returns 0; otherwise 1. */
+int lmcp_pcall(lmcp_ctx_t *ctx, int nargs, int nresults);
+
+/* Pushes the value of a registry ref and releases the ref. */
+void lmcp_push_unref(lua_State *L, int *ref);
+
+/* JSON -> Lua. Objects become tables, arrays tables with the shared array
+ * metatable, null becomes mcp.null, integral numbers integers. */
+void lmcp_push_json(lua_State *L, const cJSON *v);
+/* Lua -> JSON without raising: returns NULL and a message in *why. */
+cJSON *lmcp_to_json(lua_State *L, int idx, int max_depth, const char **why);
+
+/* Pushes an mcp.error. data (may be NULL) becomes err.data; tail (may be
+ * NULL or "") becomes err.stderr. */
+void lmcp_push_error(lua_State *L, const mcp_error_t *err, const cJSON *data,
+                     const char *tail);
+/* Pushes nil and an mcp.error; returns 2, for `return lmcp_fail(...)`. */
+int lmcp_fail(lua_State *L, const mcp_error_t *err);
+
+void lmcp_open_json(lua_State *L);
+void lmcp_open_error(lua_State *L);
+void lmcp_open_client(lua_State *L);
+void lmcp_open_timer(lua_State *L);
+
+#define LMCP_NULL_KEY "mcp.null"
+#define LMCP_ARRAY_MT "mcp.array"
+#define LMCP_ERROR_MT "mcp.error"
+
+#endif
