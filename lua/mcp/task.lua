@@ -88,8 +88,14 @@ function M.sleep(seconds)
   if type(seconds) ~= "number" or seconds < 0 then
     error("bad argument #1 to 'sleep' (non-negative number expected)", 2)
   end
+  local timer
+  -- A task closed while asleep (mcp.run ending early) stops its timer.
+  local _ <close> = setmetatable({}, { __close = function()
+    if timer then timer:stop() end
+  end })
   return M.await(function(done)
-    return core.timer(seconds * 1000, done)
+    timer = core.timer(seconds * 1000, done)
+    return timer
   end)
 end
 

@@ -16,18 +16,30 @@ mcp_framing_init(mcp_framing_t *f, size_t max, const mcp_framing_cb_t *cb,
 {
   memset(f, 0, sizeof *f);
   f->max = max ? max : MCP_DEFAULT_MAX_MESSAGE;
-  mcp_buf_init(&f->line, f->max);
+  mcp_buf_init(&f->line, f->max + 1);
   f->cb = *cb;
   f->ud = ud;
 }
 
+/* The buffer holds max + 1 bytes so that a message of exactly max bytes
+ * still fits with its '\r'; a longer line is reported here instead. */
 static void
 deliver(mcp_framing_t *f, const char *line, size_t len)
 {
+  const char *id;
+  size_t id_len = 0;
+
   if (len > 0 && line[len - 1] == '\r')
     len--;
   if (len == 0)
     return;
+  if (len > f->max) {
+    mcp_idscan_init(&f->scan);
+    mcp_idscan_feed(&f->scan, line, len);
+    id = mcp_idscan_id(&f->scan, &id_len);
+    f->cb.on_oversize(f->ud, len, id, id_len);
+    return;
+  }
   f->cb.on_message(f->ud, line, len);
 }
 
@@ -69,7 +81,7 @@ mcp_framing_feed(mcp_framing_t *f, const char *data, size_t len)
       f->discarded += chunk;
       if (nl)
         finish_discarding(f);
-    } else if (f->line.len + chunk > f->max) {
+    } else if (f->line.len + chunk > f->max + 1) {
       start_discarding(f, data, chunk);
       if (nl)
         finish_discarding(f);

@@ -3,7 +3,9 @@
  */
 #include "jsonrpc.h"
 
+#include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "json.h"
@@ -80,7 +82,7 @@ mcp_jsonrpc_classify(cJSON *msg, mcp_msg_t *out)
     message = cJSON_GetObjectItemCaseSensitive(error, "message");
     if (!cJSON_IsNumber(code))
       return invalid(out, "error.code is not a number");
-    out->error_code = (int) code->valuedouble;
+    out->error_code = code->valueint; /* cJSON clamps it to int range */
     out->error_message =
         cJSON_IsString(message) ? message->valuestring : "(no message)";
     out->error_data = cJSON_GetObjectItemCaseSensitive(error, "data");
@@ -118,7 +120,11 @@ print_envelope(const cJSON *id, uint64_t num_id, int has_num_id,
   if (cJSON_AddStringToObject(msg, "jsonrpc", "2.0") == NULL)
     goto error;
   if (has_num_id) {
-    if (cJSON_AddNumberToObject(msg, "id", (double) num_id) == NULL)
+    /* cJSON prints doubles with 15 digits; ids up to 2^53 need all 16. */
+    char num[24];
+
+    snprintf(num, sizeof num, "%" PRIu64, num_id);
+    if (cJSON_AddRawToObject(msg, "id", num) == NULL)
       goto error;
   } else if (id != NULL) {
     cJSON *copy = cJSON_Duplicate(id, 0);
@@ -132,8 +138,9 @@ print_envelope(const cJSON *id, uint64_t num_id, int has_num_id,
   }
   if (method != NULL && cJSON_AddStringToObject(msg, "method", method) == NULL)
     goto error;
-  if (value != NULL)
-    cJSON_AddItemReferenceToObject(msg, key, (cJSON *) value);
+  if (value != NULL &&
+      !cJSON_AddItemReferenceToObject(msg, key, (cJSON *) value))
+    goto error;
   text = cJSON_PrintUnformatted(msg);
 error:
   cJSON_Delete(msg);

@@ -28,9 +28,9 @@ check_bound(const mcp_framing_t *f)
 {
   size_t bound = 256; /* buf.c starts at 256 bytes and doubles */
 
-  while (bound < f->max + 1)
+  while (bound < f->max + 2) /* max, a '\r' and the NUL */
     bound *= 2;
-  ASSERT(f->line.len <= f->max);
+  ASSERT(f->line.len <= f->max + 1); /* max bytes and a '\r' */
   ASSERT(f->line.cap <= bound);
 }
 
@@ -211,11 +211,11 @@ test_default_max(void)
 
   rec_init(&r, 0);
   ASSERT_EQ(r.f.max, MCP_DEFAULT_MAX_MESSAGE);
-  ASSERT_EQ(r.f.line.max, MCP_DEFAULT_MAX_MESSAGE);
+  ASSERT_EQ(r.f.line.max, MCP_DEFAULT_MAX_MESSAGE + 1); /* room for a '\r' */
   mcp_framing_free(&r.f);
   rec_init(&r, 77);
   ASSERT_EQ(r.f.max, 77);
-  ASSERT_EQ(r.f.line.max, 77);
+  ASSERT_EQ(r.f.line.max, 78);
   mcp_framing_free(&r.f);
 }
 
@@ -316,13 +316,11 @@ test_crlf_and_blank_lines(void)
   check_all_splits("", 0, 32, "");
 }
 
-#ifdef MCP_TEST_KNOWN_BUGS
 static void
 test_crlf_at_exact_max(void)
 {
-  /* Known bug: a message of exactly max bytes sent with CRLF is counted
-   * with its '\r' and discarded as max + 1. Build with -DMCP_TEST_KNOWN_BUGS
-   * to check a fix. */
+  /* A message of exactly max bytes sent with CRLF is delivered: its '\r'
+   * does not count against the limit. */
   const char *in = "abcdefghijklmnop\r\n"
                    "abcdefghijklmnop\rX\n"
                    "abcdefghijklmno\r\r\n"
@@ -335,7 +333,6 @@ test_crlf_at_exact_max(void)
 
   check_all_splits(in, strlen(in), 16, want);
 }
-#endif
 
 static void
 test_partial_line_waits(void)
@@ -401,23 +398,24 @@ test_oversize_reported_at_newline(void)
   static rec_t r;
 
   rec_init(&r, 8);
-  feed_str(&r, "{\"id\":12,");
+  /* Ten bytes: more than max and its '\r' allowance, so not kept. */
+  feed_str(&r, "{\"id\":12 ,");
   ASSERT_EQ(r.events, 0);
   ASSERT_EQ(r.f.line.len, 0);
   feed_str(&r, "\"pad\":\"xxxxxxxxxxxx\"}");
   ASSERT_EQ(r.events, 0);
   feed_str(&r, "\nok\n");
-  ASSERT_STR_EQ(r.log, "O 30 12\nM ok\n");
+  ASSERT_STR_EQ(r.log, "O 31 12\nM ok\n");
   /* The id may come in a later chunk than the one that went over. */
   feed_str(&r, "{\"method\":\"x\",\"params\":{\"id\":1},");
   feed_str(&r, "\"id\":\"abc\"}");
   feed_str(&r, "\n");
-  ASSERT_STR_EQ(r.log, "O 30 12\nM ok\nO 43 \"abc\"\n");
+  ASSERT_STR_EQ(r.log, "O 31 12\nM ok\nO 43 \"abc\"\n");
   /* A line that goes over while partly buffered keeps the buffered id. */
   feed_str(&r, "{\"id\":9");
   ASSERT_EQ(r.f.line.len, 7);
   feed_str(&r, "9,\"x\":1}\nend\n");
-  ASSERT_STR_EQ(r.log, "O 30 12\nM ok\nO 43 \"abc\"\nO 15 99\nM end\n");
+  ASSERT_STR_EQ(r.log, "O 31 12\nM ok\nO 43 \"abc\"\nO 15 99\nM end\n");
   mcp_framing_free(&r.f);
 }
 
@@ -539,9 +537,7 @@ main(void)
   RUN_TEST(test_several_messages_all_splits);
   RUN_TEST(test_three_chunk_splits);
   RUN_TEST(test_crlf_and_blank_lines);
-#ifdef MCP_TEST_KNOWN_BUGS
   RUN_TEST(test_crlf_at_exact_max);
-#endif
   RUN_TEST(test_partial_line_waits);
   RUN_TEST(test_nul_bytes_are_data);
   RUN_TEST(test_exact_max_and_one_over);

@@ -138,6 +138,10 @@ test_id_inside_strings_ignored(void)
   /* A value that is the string "id" is not the key id. */
   check_id("{\"method\":\"id\",\"a\":1}", "");
   check_id("{\"id\\\"\":1}", "");
+  /* Escaped quotes inside top-level keys don't end the key. */
+  check_id("{\"\\\"\":1,\"id\":2}", "2");
+  check_id("{\"a\\\"\":{\"id\":1},\"id\":2}", "2");
+  check_id("{\"\\\\\":1,\"id\":3}", "3");
 }
 
 static void

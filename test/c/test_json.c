@@ -260,7 +260,8 @@ test_length_is_respected(void)
 static void
 test_values_and_getters(void)
 {
-  const char *s = "{\"s\":\"str\",\"n\":7,\"o\":{\"k\":[]},\"a\":[],\"z\":null}";
+  const char *s =
+      "{\"s\":\"str\",\"n\":7,\"o\":{\"k\":[]},\"a\":[],\"z\":null}";
   cJSON *v = mcp_json_parse(s, strlen(s), 16, NULL);
   char *text;
 

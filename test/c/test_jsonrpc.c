@@ -176,7 +176,8 @@ test_classify_error(void)
   cJSON_Delete(doc);
 
   /* The message is never NULL on an error. */
-  ASSERT_EQ(classify("{\"jsonrpc\":\"2.0\",\"id\":\"e\",\"error\":{\"code\":1}}",
+  ASSERT_EQ(classify("{\"jsonrpc\":\"2.0\",\"id\":\"e\","
+                     "\"error\":{\"code\":1}}",
                      &doc, &m),
             MCP_MSG_ERROR);
   ASSERT_NOT_NULL(m.error_message);
@@ -191,7 +192,6 @@ test_classify_error(void)
   cJSON_Delete(doc);
 }
 
-#ifdef MCP_TEST_KNOWN_BUGS
 static void
 test_classify_error_code_out_of_range(void)
 {
@@ -214,7 +214,6 @@ test_classify_error_code_out_of_range(void)
   ASSERT_EQ(m.error_code, -2147483647 - 1);
   cJSON_Delete(doc);
 }
-#endif
 
 static void
 test_classify_invalid(void)
@@ -394,11 +393,8 @@ test_encode_request(void)
   ASSERT(n == UINT64_C(999999999999999));
   cJSON_Delete(v);
 
-#ifdef MCP_TEST_KNOWN_BUGS
-  /* Known bug: cJSON prints numbers with 15 significant digits when that
-   * round-trips within DBL_EPSILON, so 2^53 - 1 goes out as
-   * 9.00719925474099e+15 and the echoed id no longer matches. Build with
-   * -DMCP_TEST_KNOWN_BUGS to check a fix. */
+  /* cJSON would print 2^53 - 1 with 15 digits (9.00719925474099e+15) and
+   * the echoed id would no longer match: ids are printed as integers. */
   {
     char *text = mcp_jsonrpc_request(UINT64_C(9007199254740991), "p", NULL);
 
@@ -410,7 +406,6 @@ test_encode_request(void)
                         "\"method\":\"p\"}");
     cJSON_free(text);
   }
-#endif
 
   v = parse_encoded(mcp_jsonrpc_request(0, "ping", NULL));
   ASSERT_EQ(mcp_jsonrpc_id_u64(cJSON_GetObjectItemCaseSensitive(v, "id"), &n),
@@ -575,9 +570,7 @@ main(void)
   RUN_TEST(test_classify_notification);
   RUN_TEST(test_classify_result);
   RUN_TEST(test_classify_error);
-#ifdef MCP_TEST_KNOWN_BUGS
   RUN_TEST(test_classify_error_code_out_of_range);
-#endif
   RUN_TEST(test_classify_invalid);
   RUN_TEST(test_classify_non_json_values);
   RUN_TEST(test_id_type_is_kept);

@@ -1,0 +1,58 @@
+# luamcp - developer entry points. `make demo` and `make check` work on a
+# fresh Debian 12 machine: they install what is missing first.
+
+BUILD_DIR   ?= build
+DEPS_DIR    ?= .deps
+NPM_PREFIX  := $(DEPS_DIR)/npm
+EVERYTHING_VERSION := 2026.8.31
+EVERYTHING  := $(NPM_PREFIX)/node_modules/@modelcontextprotocol/server-everything/dist/index.js
+
+APT_PACKAGES := build-essential cmake pkg-config git ca-certificates \
+  lua5.4 liblua5.4-dev libuv1-dev libcjson-dev libcurl4-openssl-dev \
+  libssl-dev lua-busted luarocks procps
+
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: all deps apt-deps npm-deps build check test demo clean
+
+all: build
+
+deps: apt-deps npm-deps
+
+# Installs only the Debian packages that are missing.
+apt-deps:
+	@missing=""; for p in $(APT_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" \
+	    || missing="$$missing $$p"; done; \
+	if ! command -v node >/dev/null || ! command -v npm >/dev/null; then \
+	  missing="$$missing nodejs npm"; fi; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
+	fi
+
+npm-deps: $(EVERYTHING)
+
+$(EVERYTHING):
+	mkdir -p $(NPM_PREFIX)
+	npm install --no-audit --no-fund --loglevel=error --prefix $(NPM_PREFIX) \
+	  @modelcontextprotocol/server-everything@$(EVERYTHING_VERSION)
+	test -f $@ && touch $@
+
+build:
+	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	cmake --build $(BUILD_DIR) -j2
+
+# Every test: C tests, busted specs; ends with "N passed, N failed".
+check: deps build
+	tools/run-tests.sh
+
+test: build
+	tools/run-tests.sh
+
+demo: deps build
+	$(BUILD_DIR)/luamcp run examples/tour.lua node $(EVERYTHING) stdio
+
+clean:
+	rm -rf $(BUILD_DIR) build.luarocks

@@ -1,0 +1,174 @@
+--- mcp.cli: the luamcp command line. Parses arguments and runs one
+--- command; every failure becomes one line on stderr and a non-zero exit.
+local mcp = require "mcp"
+
+local M = {}
+
+local USAGE = [[
+usage: luamcp run SCRIPT.lua [ARGS...]     run a script as a task
+       luamcp tools -- CMD [ARGS...]        list the server's tools
+       luamcp call [--json] -- CMD [ARGS...] TOOL 'JSON'
+                                            call a tool, print its result
+       luamcp version | help
+
+options for tools and call (before --):
+  --timeout SECONDS    per-request timeout (default 60)
+  --env NAME=VALUE     set a variable for the server (repeatable)
+  --cwd DIR            working directory of the server
+  --quiet              do not show the server's stderr]]
+
+local function fail(msg)
+  io.stderr:write("luamcp: ", tostring(msg):gsub("\n.*", ""), "\n")
+  return 1
+end
+
+-- Splits "[options] -- CMD ARGS..." into options and the command words.
+local function parse_server_args(argv, first)
+  local opts = { env = {}, quiet = false }
+  local i = first
+  while argv[i] and argv[i] ~= "--" do
+    local a = argv[i]
+    if a == "--timeout" then
+      opts.timeout = tonumber(argv[i + 1])
+      if not opts.timeout then return nil, "--timeout needs a number of seconds" end
+      i = i + 2
+    elseif a == "--env" then
+      local k, v = (argv[i + 1] or ""):match("^([^=]+)=(.*)$")
+      if not k then return nil, "--env needs NAME=VALUE" end
+      opts.env[k] = v
+      i = i + 2
+    elseif a == "--cwd" then
+      opts.cwd = argv[i + 1]
+      i = i + 2
+    elseif a == "--quiet" then
+      opts.quiet = true
+      i = i + 1
+    elseif a == "--json" then
+      opts.json = true
+      i = i + 1
+    else
+      return nil, ("unknown option '%s'"):format(a)
+    end
+  end
+  if argv[i] ~= "--" or argv[i + 1] == nil then
+    return nil, "missing server command: put it after --"
+  end
+  local command = {}
+  for j = i + 1, #argv do command[#command + 1] = argv[j] end
+  return opts, command
+end
+
+local function connect(opts, command)
+  return mcp.connect{
+    command = command,
+    env = next(opts.env) and opts.env or nil,
+    cwd = opts.cwd,
+    timeout = opts.timeout,
+    on_stderr = opts.quiet and function() end or nil,
+  }
+end
+
+-- Runs fn inside mcp.prun and turns any failure into one line.
+local function run_task(fn)
+  local ok, code_or_err, err_obj = mcp.prun(fn)
+  if not ok then return fail(err_obj or code_or_err) end
+  return code_or_err or 0
+end
+
+local function one_line(s)
+  return (tostring(s or ""):gsub("%s*\n.*", ""))
+end
+
+function M.tools(argv)
+  local opts, command = parse_server_args(argv, 2)
+  if not opts then return fail(command) end
+  return run_task(function()
+    local client <close>, err = connect(opts, command)
+    if not client then return fail(err) end
+    local tools, lerr = client:list_tools()
+    if not tools then return fail(lerr) end
+    for _, tool in ipairs(tools) do
+      io.stdout:write(("%s\t%s\t%s\n"):format(tool.name,
+        one_line(tool.title or (tool.annotations and tool.annotations.title)),
+        one_line(tool.description)))
+    end
+    return 0
+  end)
+end
+
+local function print_result(result, as_json)
+  if as_json then
+    print(mcp.json.encode(result))
+    return
+  end
+  for _, item in ipairs(result.content or {}) do
+    if item.type == "text" then
+      print(item.text)
+    else
+      print(mcp.json.encode(item))
+    end
+  end
+  if result.structuredContent ~= nil and #(result.content or {}) == 0 then
+    print(mcp.json.encode(result.structuredContent))
+  end
+end
+
+function M.call(argv)
+  local opts, command = parse_server_args(argv, 2)
+  if not opts then return fail(command) end
+  if #command < 3 then
+    return fail("usage: luamcp call -- CMD [ARGS...] TOOL 'JSON'")
+  end
+  local json_text = table.remove(command)
+  local tool = table.remove(command)
+  local args, jerr = mcp.json.decode(json_text)
+  if args == nil then return fail("bad JSON arguments: " .. tostring(jerr)) end
+  if type(args) ~= "table" or mcp.is_array(args) then
+    return fail("the tool's arguments must be a JSON object")
+  end
+  return run_task(function()
+    local client <close>, err = connect(opts, command)
+    if not client then return fail(err) end
+    local result, cerr = client:call_tool(tool, args)
+    if not result then return fail(cerr) end
+    print_result(result, opts.json)
+    return result.isError and 1 or 0
+  end)
+end
+
+function M.run(argv)
+  local script = argv[2]
+  if not script then return fail("usage: luamcp run SCRIPT.lua [ARGS...]") end
+  local chunk, lerr = loadfile(script)
+  if not chunk then return fail(lerr) end
+  local script_arg = { [0] = script }
+  for i = 3, #argv do script_arg[#script_arg + 1] = argv[i] end
+  script_arg[-1] = argv[0]
+  _G.arg = script_arg
+  local ok, err_text = mcp.prun(chunk, table.unpack(script_arg))
+  if not ok then
+    io.stderr:write("luamcp: ", tostring(err_text), "\n")
+    return 1
+  end
+  return 0
+end
+
+--- syntax: code = cli.main(argv) -- argv[0] is the program
+function M.main(argv)
+  local cmd = argv[1]
+  if cmd == "run" then return M.run(argv) end
+  if cmd == "tools" then return M.tools(argv) end
+  if cmd == "call" then return M.call(argv) end
+  if cmd == "version" or cmd == "--version" then
+    print(mcp._VERSION)
+    return 0
+  end
+  if cmd == "help" or cmd == "--help" or cmd == "-h" then
+    print(USAGE)
+    return 0
+  end
+  io.stderr:write(USAGE, "\n")
+  return fail(cmd and ("unknown command '" .. cmd .. "'") or "missing command")
+end
+
+return M

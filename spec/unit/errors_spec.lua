@@ -1,0 +1,25 @@
+-- mcp.error objects: fields, one-line tostring, type test.
+local mcp = require "mcp"
+
+describe("mcp.error", function()
+  it("prints on one line with the JSON-RPC code", function()
+    local err = mcp.error("ERPC", "Method not found", { rpc_code = -32601 })
+    assert.equal("ERPC(-32601): Method not found", tostring(err))
+    assert.equal("ETIMEDOUT: slow", tostring(mcp.error("ETIMEDOUT", "slow")))
+  end)
+
+  it("is recognised by mcp.errors.is, with or without a code", function()
+    local err = mcp.error("ECLOSED", "gone")
+    assert.is_true(mcp.errors.is(err))
+    assert.is_true(mcp.errors.is(err, "ECLOSED"))
+    assert.is_false(mcp.errors.is(err, "ETIMEDOUT"))
+    assert.is_false(mcp.errors.is({ code = "ECLOSED" }))
+  end)
+
+  it("lists every stable code", function()
+    for _, code in ipairs{ "ECLOSED", "ETIMEDOUT", "EPROTO", "ERPC", "ESPAWN",
+                           "ETOOBIG", "EVERSION", "ECANCELED" } do
+      assert.is_string(mcp.errors.codes[code], code)
+    end
+  end)
+end)

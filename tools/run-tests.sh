@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# run-tests.sh - runs every test suite of luamcp (C tests with ctest, busted
+# specs) and ends with one line "N passed, N failed" summing them all.
+# Exit status: 0 when nothing failed.
+set -u
+cd "$(dirname "$0")/.."
+BUILD_DIR="${BUILD_DIR:-build}"
+LOG_DIR="$(mktemp -d)"
+trap 'rm -rf "$LOG_DIR"' EXIT
+passed=0
+failed=0
+
+add() { passed=$((passed + $1)); failed=$((failed + $2)); }
+
+# C tests: one ctest test per binary; each binary prints "ok <case>" lines.
+echo "== C tests (ctest)"
+ctest --test-dir "$BUILD_DIR" --output-on-failure >"$LOG_DIR/ctest.log" 2>&1
+ctest_rc=$?
+c_ok=$(grep -cE '^ +[0-9]+/[0-9]+ Test +#[0-9]+: .* Passed' "$LOG_DIR/ctest.log")
+c_bad=$(grep -cE '^ +[0-9]+/[0-9]+ Test +#[0-9]+: .*(\*\*\*|Failed|Not Run|Timeout)' "$LOG_DIR/ctest.log")
+if [ "$ctest_rc" -ne 0 ] && [ "$c_bad" -eq 0 ]; then c_bad=1; fi
+grep -E 'Test +#' "$LOG_DIR/ctest.log"
+[ "$c_bad" -gt 0 ] && cat "$LOG_DIR/ctest.log"
+echo "C tests: $c_ok passed, $c_bad failed"
+add "$c_ok" "$c_bad"
+
+# busted specs, in TAP so every case is counted.
+echo "== busted specs"
+lua5.4 /usr/bin/busted -o TAP "$@" >"$LOG_DIR/busted.log" 2>&1
+busted_rc=$?
+cat "$LOG_DIR/busted.log"
+b_ok=$(grep -cE '^ok ' "$LOG_DIR/busted.log")
+b_bad=$(grep -cE '^not ok ' "$LOG_DIR/busted.log")
+if [ "$busted_rc" -ne 0 ] && [ "$b_bad" -eq 0 ]; then b_bad=1; fi
+echo "busted specs: $b_ok passed, $b_bad failed"
+add "$b_ok" "$b_bad"
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
