@@ -12,15 +12,16 @@ failed=0
 
 add() { passed=$((passed + $1)); failed=$((failed + $2)); }
 
-# C tests: one ctest test per binary; each binary prints "ok <case>" lines.
+# C tests: one ctest test per binary; each binary prints "ok <case>" per
+# passing case, so cases are counted, and a failing binary counts as one
+# failure (it stops at its first failed assertion).
 echo "== C tests (ctest)"
-ctest --test-dir "$BUILD_DIR" --output-on-failure >"$LOG_DIR/ctest.log" 2>&1
+ctest --test-dir "$BUILD_DIR" -V >"$LOG_DIR/ctest.log" 2>&1
 ctest_rc=$?
-c_ok=$(grep -cE '^ +[0-9]+/[0-9]+ Test +#[0-9]+: .* Passed' "$LOG_DIR/ctest.log")
-c_bad=$(grep -cE '^ +[0-9]+/[0-9]+ Test +#[0-9]+: .*(\*\*\*|Failed|Not Run|Timeout)' "$LOG_DIR/ctest.log")
+c_ok=$(grep -cE '^[0-9]+: ok ' "$LOG_DIR/ctest.log")
+c_bad=$(grep -cE 'Test +#[0-9]+: .*(\*\*\*|Failed|Not Run|Timeout)' "$LOG_DIR/ctest.log")
 if [ "$ctest_rc" -ne 0 ] && [ "$c_bad" -eq 0 ]; then c_bad=1; fi
-grep -E 'Test +#' "$LOG_DIR/ctest.log"
-[ "$c_bad" -gt 0 ] && cat "$LOG_DIR/ctest.log"
+grep -E '^[0-9]+: (ok |.*(assert|failed))|Test +#' "$LOG_DIR/ctest.log"
 echo "C tests: $c_ok passed, $c_bad failed"
 add "$c_ok" "$c_bad"
 

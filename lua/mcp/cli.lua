@@ -46,8 +46,10 @@ local function parse_server_args(argv, first)
     elseif a == "--json" then
       opts.json = true
       i = i + 1
-    else
+    elseif a:sub(1, 1) == "-" then
       return nil, ("unknown option '%s'"):format(a)
+    else
+      break
     end
   end
   if argv[i] ~= "--" or argv[i + 1] == nil then

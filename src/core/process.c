@@ -11,6 +11,7 @@
 #include "process.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -448,6 +449,24 @@ mcp_process_write(mcp_process_t *p, const uv_buf_t *bufs, unsigned nbufs,
 }
 
 /* ---- spawning ----------------------------------------------------------- */
+
+void
+mcp_process_global_init(void)
+{
+  int fd;
+
+  for (fd = 0; fd <= 2; fd++) {
+    if (fcntl(fd, F_GETFD) == -1 && errno == EBADF) {
+      int null = open("/dev/null", O_RDWR);
+
+      if (null >= 0 && null != fd) { /* open takes the lowest free fd */
+        dup2(null, fd);
+        close(null);
+      }
+    }
+  }
+  uv_disable_stdio_inheritance();
+}
 
 static int
 env_overridden(const char *entry, const char *const *env)

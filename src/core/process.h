@@ -47,6 +47,11 @@ typedef struct mcp_process_opts_s {
   uint64_t grace_ms;          /* each wait of the ladder; 0: default */
 } mcp_process_opts_t;
 
+/* Call once before spawning: makes sure descriptors 0, 1 and 2 are open
+ * (on /dev/null when the host started without them), so that no pipe we
+ * create lands on them, and stops children inheriting our descriptors. */
+void mcp_process_global_init(void);
+
 int mcp_process_spawn(uv_loop_t *loop, const mcp_process_opts_t *opts,
                       const mcp_process_cb_t *cb, void *ud,
                       mcp_process_t **out, mcp_error_t *err);

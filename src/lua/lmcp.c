@@ -10,6 +10,7 @@
 
 #include "common.h"
 #include "lutil.h"
+#include "process.h"
 
 #define CTX_KEY "mcp.core.ctx"
 
@@ -158,6 +159,8 @@ ctx_create(lua_State *L)
   lua_pop(L, 1);
   if (ctx != NULL)
     return ctx;
+  /* Before the loop takes descriptors of its own: see process.h. */
+  mcp_process_global_init();
   ctx = lua_newuserdatauv(L, sizeof *ctx, 0);
   memset(ctx, 0, sizeof *ctx);
   if (uv_loop_init(&ctx->loop) != 0)
@@ -172,8 +175,6 @@ ctx_create(lua_State *L)
   lua_setfield(L, -2, "__gc");
   lua_setmetatable(L, -2);
   lua_setfield(L, LUA_REGISTRYINDEX, CTX_KEY);
-  /* Children must not inherit our descriptors by accident. */
-  uv_disable_stdio_inheritance();
   return ctx;
 }
 
