@@ -26,7 +26,8 @@
   XX(EINVAL, "invalid argument")                                              \
   XX(ECANCELED, "operation canceled")                                         \
   XX(EVERSION, "unsupported protocol version")                                \
-  XX(EIO, "input/output error")
+  XX(EIO, "input/output error")                                              \
+  XX(ESCHEMA, "value does not match its schema")
 
 typedef enum {
   MCP_OK = 0,
