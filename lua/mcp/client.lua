@@ -1,8 +1,8 @@
 --- mcp.client: one connection to an MCP server, with waiting methods over
---- mcp.core's callback API. It speaks the protocol through the core and
---- adds what is Lua policy: option checks, pagination, notification
---- routing, logging of the server's stderr. It does not spawn tasks of
---- its own except to run handlers.
+--- mcp.core's callback API. It owns the connection's life (connect,
+--- requests and their handles, keep-alive, notifications, close); the
+--- methods for each server feature live in mcp.features, the answers to
+--- server requests in mcp.handlers.
 local core = require "mcp.core"
 local task = require "mcp.task"
 local errors = require "mcp.errors"
@@ -11,11 +11,11 @@ local M = {}
 
 local Client = {}
 local Client_mt = { __name = "mcp.Client", __index = Client }
+M.Client, M.Client_mt = Client, Client_mt
 
 local DEFAULT_TIMEOUT = 60      -- seconds, per request
-local MAX_PAGES = 1000          -- a server paging forever is a bug
+local DEFAULT_PING_MISSES = 3
 
-local array_mt = core.array_mt
 local open_clients = setmetatable({}, { __mode = "k" })
 
 -- Connections left open when mcp.run ends are closed then.
@@ -23,13 +23,15 @@ task.at_end(function()
   for client in pairs(open_clients) do client:close() end
 end)
 
-local function seconds_to_ms(s, what)
+local function seconds_to_ms(s, what, level)
   if s == nil then return nil end
   if type(s) ~= "number" or s <= 0 then
-    error(("bad option '%s' (positive number of seconds expected)"):format(what), 4)
+    error(("bad option '%s' (positive number of seconds expected)"):format(what),
+      level or 4)
   end
   return math.ceil(s * 1000)
 end
+M.seconds_to_ms = seconds_to_ms
 
 local function check_options(opts)
   if type(opts) ~= "table" then
@@ -54,7 +56,7 @@ local function check_options(opts)
   end
 end
 
-local function default_log(name)
+local function default_stderr(name)
   return function(line)
     io.stderr:write(("[%s] %s\n"):format(name, line))
   end
@@ -81,6 +83,7 @@ local function core_handlers(self)
     on_bad_message = function(err, text) self.on_bad_message(err, text) end,
     on_lost = function(err)
       self._lost = err
+      self:_stop_keepalive()
       open_clients[self] = nil
       if self.on_lost then self.on_lost(err) end
     end,
@@ -93,11 +96,21 @@ local function core_handlers(self)
   }
 end
 
+-- Extensions (features, handlers) register what connect should also do.
+local connect_hooks = {}
+function M.on_connect(fn) connect_hooks[#connect_hooks + 1] = fn end
+local capability_providers = {}
+function M.add_capabilities(fn) capability_providers[#capability_providers + 1] = fn end
+
 --- syntax: client, err = mcp.connect(opts)
 --- opts: name, command = { ... }, env = { NAME = value | false }, cwd,
 --- timeout (seconds, per request; default 60), init_timeout (seconds),
 --- max_message (bytes), grace (seconds, per step of the shutdown ladder),
---- on_stderr(line), on_bad_message(err, text), on_lost(err).
+--- ping_interval (seconds) and ping_misses (default 3) for a keep-alive,
+--- handlers = { sampling, elicitation, roots } (see mcp.handlers),
+--- on_stderr(line), on_log(params), on_bad_message(err, text),
+--- on_lost(err), on_tools_changed(tools), on_resources_changed(),
+--- on_prompts_changed().
 --- Waits for the server to start and finish the handshake. Returns the
 --- client, or nil and an mcp.error (ESPAWN, ECLOSED, ETIMEDOUT, EVERSION).
 function M.connect(opts)
@@ -108,10 +121,17 @@ function M.connect(opts)
     _timeout = seconds_to_ms(opts.timeout, "timeout") or DEFAULT_TIMEOUT * 1000,
     _close_waiters = {},
     _notification_handlers = {},
-    on_stderr = opts.on_stderr or default_log(name),
+    on_stderr = opts.on_stderr or default_stderr(name),
     on_bad_message = opts.on_bad_message or default_bad_message(name),
     on_lost = opts.on_lost,
+    on_log = opts.on_log,
+    on_tools_changed = opts.on_tools_changed,
+    on_resources_changed = opts.on_resources_changed,
+    on_prompts_changed = opts.on_prompts_changed,
   }, Client_mt)
+  local ping_ms = seconds_to_ms(opts.ping_interval, "ping_interval")
+  for _, hook in ipairs(connect_hooks) do hook(self, opts) end
+
   local core_client, err = core.client_stdio({
     command = opts.command,
     env = opts.env,
@@ -126,7 +146,8 @@ function M.connect(opts)
   self._core = core_client
   open_clients[self] = true
 
-  local capabilities = setmetatable({}, nil)   -- none until handlers exist
+  local capabilities = {}
+  for _, provide in ipairs(capability_providers) do provide(self, capabilities) end
   local init_ms = seconds_to_ms(opts.init_timeout, "init_timeout") or self._timeout
   local result
   result, err = task.await(function(done)
@@ -141,6 +162,10 @@ function M.connect(opts)
   self.instructions = result.instructions
   self.protocol_version = result.protocolVersion
   self.initialize_result = result
+  self.client_capabilities = capabilities
+  if ping_ms then
+    self:_start_keepalive(ping_ms, opts.ping_misses or DEFAULT_PING_MISSES)
+  end
   return self
 end
 
@@ -159,29 +184,110 @@ function Client:_check(level)
   return self._lost
 end
 
-local function timeout_ms(self, opts)
-  if opts == nil then return self._timeout end
+--- Returns nil, or an ENOTSUP error when the server did not declare the
+--- capability at path (e.g. "resources", "subscribe") that method needs.
+function Client:_require(method, ...)
+  local cap = self.capabilities
+  for _, key in ipairs{ ... } do
+    if type(cap) ~= "table" or cap[key] == nil or cap[key] == false then
+      return errors.new("ENOTSUP", ("%s: the server did not declare the '%s' capability")
+        :format(method, table.concat({ ... }, ".")))
+    end
+    cap = cap[key]
+  end
+  return nil
+end
+
+-- ---- requests ------------------------------------------------------------
+
+local Request = {}
+local Request_mt = { __name = "mcp.Request", __index = Request }
+
+local function request_options(self, opts)
+  if opts == nil then return { timeout = self._timeout } end
   if type(opts) ~= "table" then error("bad 'opts' (table expected)", 4) end
-  return seconds_to_ms(opts.timeout, "timeout") or self._timeout
+  if opts.on_progress ~= nil and type(opts.on_progress) ~= "function" then
+    error("bad option 'on_progress' (function expected)", 4)
+  end
+  return {
+    timeout = seconds_to_ms(opts.timeout, "timeout", 5) or self._timeout,
+    max_timeout = seconds_to_ms(opts.max_timeout, "max_timeout", 5),
+    on_progress = opts.on_progress,
+  }
+end
+
+function Request:_complete(...)
+  self._results = table.pack(...)
+  local waiters = self._waiters
+  self._waiters = {}
+  for _, done in ipairs(waiters) do done(...) end
+end
+
+--- syntax: result, err = request:wait()
+--- Waits for the request's outcome (at once if it is known). Several tasks
+--- may wait on one request.
+function Request:wait()
+  local r = self._results
+  if r then return table.unpack(r, 1, r.n) end
+  return task.await(function(done)
+    self._waiters[#self._waiters + 1] = done
+    return true
+  end)
+end
+
+--- syntax: cancelled = request:cancel(reason?)
+--- Stops waiting at once: waiters get nil, ECANCELED, and the server gets
+--- notifications/cancelled with the reason; its late answer is dropped.
+--- Returns false when the request had already finished.
+function Request:cancel(reason)
+  if self._results or not self.id then return false end
+  return self.client._core:cancel(self.id, reason or "cancelled by the client")
+end
+
+--- True once the outcome is known.
+function Request:done()
+  return self._results ~= nil
+end
+
+--- syntax: request = client:start(method, params?, opts?)
+--- Sends a request without waiting and returns its handle (wait, cancel,
+--- done, id). opts: timeout, max_timeout (seconds), on_progress(params).
+function Client:start(method, params, opts)
+  local lost = self:_check()
+  if type(method) ~= "string" then
+    error("bad argument #1 to 'start' (string expected)", 2)
+  end
+  if params ~= nil and type(params) ~= "table" then
+    error("bad argument #2 to 'start' (table expected)", 2)
+  end
+  local core_opts = request_options(self, opts)
+  local req = setmetatable({ client = self, method = method, _waiters = {} }, Request_mt)
+  if lost then
+    req:_complete(nil, lost)
+    return req
+  end
+  local id, err = self._core:request(method, params, function(...)
+    req:_complete(...)
+  end, core_opts)
+  if id then req.id = id else req:_complete(nil, err) end
+  return req
+end
+
+-- A request handle that has already failed, for errors found locally
+-- (an argument that does not match its schema, a missing capability).
+function Client:_failed_request(method, err)
+  local req = setmetatable({ client = self, method = method, _waiters = {} }, Request_mt)
+  req:_complete(nil, err)
+  return req
 end
 
 --- syntax: result, err = client:request(method, params?, opts?)
---- Sends any request and waits for its result. opts.timeout in seconds.
+--- Sends any request and waits for its result. opts as for start.
 --- Returns the decoded result, or nil and an mcp.error (ERPC with rpc_code
---- and data, ETIMEDOUT, ECLOSED with the server's stderr tail, ETOOBIG...).
+--- and data, ETIMEDOUT, ECANCELED, ECLOSED with the server's stderr tail,
+--- ETOOBIG...).
 function Client:request(method, params, opts)
-  local lost = self:_check()
-  if type(method) ~= "string" then
-    error("bad argument #1 to 'request' (string expected)", 2)
-  end
-  if params ~= nil and type(params) ~= "table" then
-    error("bad argument #2 to 'request' (table expected)", 2)
-  end
-  local ms = timeout_ms(self, opts)
-  if lost then return nil, lost end
-  return task.await(function(done)
-    return self._core:request(method, params, ms, done)
-  end)
+  return self:start(method, params, opts):wait()
 end
 
 --- syntax: ok, err = client:notify(method, params?)
@@ -201,79 +307,70 @@ function Client:ping(opts)
   return true
 end
 
--- Follows nextCursor to the end. A cursor seen twice, or too many pages,
--- is the server's bug: EPROTO, with what was gathered in err.partial.
-function Client:_paginate(method, key, params, opts)
-  local items = setmetatable({}, array_mt)
-  local seen, pages = {}, 0
-  local cursor
-  repeat
-    local p = {}
-    for k, v in pairs(params or {}) do p[k] = v end
-    p.cursor = cursor
-    local res, err = self:request(method, next(p) and p or nil, opts)
-    if not res then return nil, err end
-    local page = res[key]
-    if type(page) ~= "table" then
-      return nil, errors.new("EPROTO", ("%s result has no '%s' list"):format(method, key))
-    end
-    for _, item in ipairs(page) do items[#items + 1] = item end
-    cursor = res.nextCursor
-    if type(cursor) ~= "string" then
-      cursor = nil
-    elseif seen[cursor] then
-      return nil, errors.new("EPROTO", ("%s: the server repeated the cursor %q")
-        :format(method, cursor), { partial = items })
-    else
-      seen[cursor] = true
-      pages = pages + 1
-      if pages >= MAX_PAGES then
-        return nil, errors.new("EPROTO", ("%s: more than %d pages")
-          :format(method, MAX_PAGES), { partial = items })
-      end
-    end
-  until cursor == nil
-  return items
+-- ---- keep-alive ------------------------------------------------------------
+
+-- Pings every interval; after `misses` pings in a row that got no answer
+-- in time, the connection is declared dead and pending calls fail.
+function Client:_start_keepalive(interval_ms, misses)
+  local missed = 0
+  local function arm()
+    self._ping_timer = core.timer(interval_ms, function()
+      self._ping_timer = nil
+      if self._closing or self._lost then return end
+      self._core:request("ping", nil, function(res, err)
+        if self._closing or self._lost then return end
+        if res then
+          missed = 0
+        elseif err.code == "ETIMEDOUT" then
+          missed = missed + 1
+        end
+        if missed >= misses then
+          self._core:abort("ECLOSED", ("server missed %d pings in a row"):format(missed))
+        else
+          arm()
+        end
+      end, { timeout = interval_ms })
+    end)
+  end
+  arm()
 end
 
---- syntax: tools, err = client:list_tools(opts?)
---- Every tool of the server, all pages followed.
-function Client:list_tools(opts)
-  return self:_paginate("tools/list", "tools", nil, opts)
+function Client:_stop_keepalive()
+  if self._ping_timer then
+    self._ping_timer:stop()
+    self._ping_timer = nil
+  end
 end
 
---- syntax: result, err = client:call_tool(name, args?, opts?)
---- The CallToolResult as the server sent it: content, structuredContent,
---- isError, _meta. A tool's own failure (isError = true) is a result, not
---- an error.
-function Client:call_tool(name, args, opts)
-  if type(name) ~= "string" then
-    error("bad argument #1 to 'call_tool' (string expected)", 2)
-  end
-  if args ~= nil and type(args) ~= "table" then
-    error("bad argument #2 to 'call_tool' (table expected)", 2)
-  end
-  return self:request("tools/call", { name = name, arguments = args or {} }, opts)
-end
+-- ---- notifications and server requests ---------------------------------------
+
+-- Built-in reactions to notifications, by method; extensions add theirs.
+M.notification_routes = {}
 
 --- syntax: client:on_notification(method, fn)
---- fn(params) is called for each notification of that method ("*" for all).
+--- fn(params, method) is called for each notification of that method
+--- ("*" for every method), after the built-in handling.
 function Client:on_notification(method, fn)
   self:_check()
   self._notification_handlers[method] = fn
 end
 
 function Client:_on_notification(method, params)
+  local route = M.notification_routes[method]
+  if route then route(self, params) end
   local fn = self._notification_handlers[method] or self._notification_handlers["*"]
   if fn then fn(params, method) end
 end
 
--- A request from the server. Returning false answers "method not found";
--- the handlers of sampling, elicitation and roots come with their issue.
+-- A request from the server: mcp.handlers installs the real dispatcher.
+-- Returning false answers "method not found".
+M.request_router = function() return false end
+
 function Client:_on_request(id, method, params)
-  local _ = id, method, params
-  return false
+  return M.request_router(self, id, method, params)
 end
+
+-- ---- closing ------------------------------------------------------------------
 
 --- syntax: true = client:close()
 --- Fails every pending request with ECLOSED at once, then shuts the server
@@ -284,6 +381,7 @@ function Client:close()
     error("bad self (mcp.Client expected)", 2)
   end
   open_clients[self] = nil
+  self:_stop_keepalive()
   if not self._closing then
     self._closing = true
     if self._core then self._core:close() end
@@ -303,5 +401,4 @@ function Client:stderr()
   return self._core and self._core:stderr() or ""
 end
 
-M.Client = Client
 return M

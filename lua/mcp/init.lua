@@ -4,6 +4,7 @@ local core = require "mcp.core"
 local task = require "mcp.task"
 local client = require "mcp.client"
 local errors = require "mcp.errors"
+require "mcp.features"
 
 local M = {
   _VERSION = "luamcp " .. core.version,

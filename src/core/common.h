@@ -27,7 +27,8 @@
   XX(ECANCELED, "operation canceled")                                         \
   XX(EVERSION, "unsupported protocol version")                                \
   XX(EIO, "input/output error")                                              \
-  XX(ESCHEMA, "value does not match its schema")
+  XX(ESCHEMA, "value does not match its schema")                             \
+  XX(ENOTSUP, "the server did not declare this capability")
 
 typedef enum {
   MCP_OK = 0,

@@ -24,6 +24,8 @@ typedef struct pending_s {
   mcp_rpc_done_cb cb;
   void *data;
   uint64_t timeout_ms;
+  uint64_t hard_deadline;      /* loop time past which progress is ignored */
+  mcp_rpc_progress_cb on_progress;
   int no_cancel;
 } pending_t;
 
@@ -175,6 +177,75 @@ send_cancelled(mcp_rpc_t *rpc, uint64_t id, const char *reason)
   cJSON_Delete(params);
 }
 
+/* Sends the request with params._meta.progressToken set to its id. The
+ * caller's params are copied (only here), so they stay untouched. */
+static int
+send_with_progress_token(mcp_rpc_t *rpc, uint64_t id, const char *method,
+                         const cJSON *params, mcp_error_t *err)
+{
+  cJSON *copy, *meta;
+  char num[24];
+  int rc;
+
+  copy = params ? cJSON_Duplicate(params, 1) : cJSON_CreateObject();
+  if (copy == NULL || !cJSON_IsObject(copy)) {
+    cJSON_Delete(copy);
+    return mcp_error_set(err, MCP_EINVAL, "progress needs object params");
+  }
+  meta = cJSON_GetObjectItemCaseSensitive(copy, "_meta");
+  if (!cJSON_IsObject(meta)) {
+    cJSON_DeleteItemFromObjectCaseSensitive(copy, "_meta");
+    meta = cJSON_AddObjectToObject(copy, "_meta");
+  }
+  snprintf(num, sizeof num, "%llu", (unsigned long long) id);
+  cJSON_DeleteItemFromObjectCaseSensitive(meta, "progressToken");
+  if (meta == NULL || cJSON_AddRawToObject(meta, "progressToken", num) == NULL)
+    rc = mcp_error_set(err, MCP_ENOMEM, NULL);
+  else
+    rc = send_text(rpc, mcp_jsonrpc_request(id, method, copy), err);
+  cJSON_Delete(copy);
+  return rc;
+}
+
+static pending_t *
+table_find(mcp_rpc_t *rpc, uint64_t id)
+{
+  pending_t *p;
+
+  if (rpc->nbuckets == 0)
+    return NULL;
+  for (p = rpc->buckets[bucket_of(rpc, id)]; p != NULL; p = p->next) {
+    if (p->id == id)
+      return p;
+  }
+  return NULL;
+}
+
+static void on_timeout(uv_timer_t *t);
+
+/* Progress for a request we are waiting on restarts its timeout, up to
+ * its hard deadline. Unknown or finished tokens are ignored (B15). */
+static void
+handle_progress(mcp_rpc_t *rpc, const cJSON *params)
+{
+  const cJSON *token = cJSON_GetObjectItemCaseSensitive(params, "progressToken");
+  uint64_t id, now, left;
+  pending_t *p;
+
+  if (mcp_jsonrpc_id_u64(token, &id) != 0)
+    return;
+  p = table_find(rpc, id);
+  if (p == NULL || p->on_progress == NULL)
+    return;
+  now = uv_now(rpc->loop);
+  if (now < p->hard_deadline) {
+    left = p->hard_deadline - now;
+    uv_timer_start(&p->timer, on_timeout,
+                   p->timeout_ms < left ? p->timeout_ms : left, 0);
+  }
+  p->on_progress(p->data, params);
+}
+
 static void
 on_timeout(uv_timer_t *t)
 {
@@ -214,7 +285,12 @@ mcp_rpc_request(mcp_rpc_t *rpc, const char *method, const cJSON *params,
   p->cb = cb;
   p->data = data;
   p->no_cancel = opts != NULL && opts->no_cancel;
-  rc = send_text(rpc, mcp_jsonrpc_request(p->id, method, params), err);
+  p->on_progress = opts != NULL ? opts->on_progress : NULL;
+  if (p->on_progress != NULL) {
+    rc = send_with_progress_token(rpc, p->id, method, params, err);
+  } else {
+    rc = send_text(rpc, mcp_jsonrpc_request(p->id, method, params), err);
+  }
   if (rc != 0) {
     free(p);
     return rc;
@@ -222,6 +298,10 @@ mcp_rpc_request(mcp_rpc_t *rpc, const char *method, const cJSON *params,
   timeout = (opts != NULL && opts->timeout_ms) ? opts->timeout_ms
                                                : rpc->timeout_ms;
   p->timeout_ms = timeout;
+  p->hard_deadline = uv_now(rpc->loop) +
+                     ((opts != NULL && opts->max_timeout_ms)
+                          ? opts->max_timeout_ms
+                          : timeout * 10);
   uv_timer_init(rpc->loop, &p->timer);
   p->timer.data = p;
   uv_timer_start(&p->timer, on_timeout, timeout, 0);
@@ -347,6 +427,11 @@ on_message(void *ud, const char *text, size_t len)
     handle_request(rpc, &m);
     break;
   case MCP_MSG_NOTIFICATION:
+    if (strcmp(m.method, "notifications/progress") == 0 &&
+        cJSON_IsObject(m.params)) {
+      handle_progress(rpc, m.params);
+      break;
+    }
     if (rpc->handler.on_notification != NULL)
       rpc->handler.on_notification(rpc->ud, m.method, m.params);
     break;
@@ -478,17 +563,23 @@ mcp_rpc_discard(mcp_rpc_t *rpc)
 }
 
 void
+mcp_rpc_abort(mcp_rpc_t *rpc, const mcp_error_t *err)
+{
+  if (rpc->transport == NULL)
+    return;
+  rpc->open = 0;
+  fail_all(rpc, err);
+  if (rpc->transport != NULL)
+    rpc->transport->vt->close(rpc->transport);
+}
+
+void
 mcp_rpc_close(mcp_rpc_t *rpc)
 {
   mcp_error_t err;
 
-  if (rpc->transport == NULL)
-    return;
   mcp_error_set(&err, MCP_ECLOSED, "connection closed by the client");
-  rpc->open = 0;
-  fail_all(rpc, &err);
-  if (rpc->transport != NULL)
-    rpc->transport->vt->close(rpc->transport);
+  mcp_rpc_abort(rpc, &err);
 }
 
 int

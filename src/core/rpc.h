@@ -35,6 +35,9 @@ typedef struct mcp_rpc_s mcp_rpc_t;
 typedef void (*mcp_rpc_done_cb)(void *data, const mcp_error_t *err,
                                 const cJSON *value);
 
+/* A notifications/progress for a pending request; params borrowed. */
+typedef void (*mcp_rpc_progress_cb)(void *data, const cJSON *params);
+
 typedef struct mcp_rpc_handler_s {
   /* A request from the peer. Return 1 when the owner will answer it with
    * mcp_rpc_respond*, 0 to have it answered "method not found". */
@@ -59,6 +62,12 @@ typedef struct mcp_rpc_opts_s {
 typedef struct mcp_rpc_req_opts_s {
   uint64_t timeout_ms;         /* 0: the endpoint's default */
   int no_cancel;               /* never send notifications/cancelled */
+  /* When set, the request carries _meta.progressToken (its own id, so
+   * unique among active requests); each progress notification calls it
+   * and restarts the timeout, but never past max_timeout_ms after the
+   * start (0: ten times the timeout). */
+  mcp_rpc_progress_cb on_progress;
+  uint64_t max_timeout_ms;
 } mcp_rpc_req_opts_t;
 
 mcp_rpc_t *mcp_rpc_new(uv_loop_t *loop, const mcp_rpc_opts_t *opts,
@@ -88,6 +97,8 @@ int mcp_rpc_respond_error(mcp_rpc_t *rpc, const cJSON *id, int code,
 
 /* Fails every pending request with MCP_ECLOSED and closes the transport. */
 void mcp_rpc_close(mcp_rpc_t *rpc);
+/* The same, failing them with err instead (a dead keep-alive, say). */
+void mcp_rpc_abort(mcp_rpc_t *rpc, const mcp_error_t *err);
 int mcp_rpc_is_open(const mcp_rpc_t *rpc);
 size_t mcp_rpc_pending_count(const mcp_rpc_t *rpc);
 size_t mcp_rpc_diagnostics(const mcp_rpc_t *rpc, char *out, size_t cap);

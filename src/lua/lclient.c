@@ -44,6 +44,7 @@ typedef struct {
 typedef struct lreq_s {
   lclient_t *c;
   int cb_ref;
+  int progress_ref;        /* opts.on_progress, or LUA_NOREF */
 } lreq_t;
 
 static void
@@ -82,6 +83,7 @@ client_tail(lclient_t *c, char *buf, size_t cap)
 
 typedef enum {
   CALL_DONE,          /* fn(result) or fn(nil, err) */
+  CALL_PROGRESS,      /* fn(params) of a request's on_progress */
   CALL_HANDLER        /* handlers[name](args...) */
 } call_kind_t;
 
@@ -129,6 +131,12 @@ lcall_run(lua_State *L)
       nargs = 2;
     }
     lua_call(L, nargs, 0);
+    return 0;
+  }
+  if (k->kind == CALL_PROGRESS) {
+    lua_rawgeti(L, LUA_REGISTRYINDEX, *k->ref);
+    lmcp_push_json(L, k->value);
+    lua_call(L, 1, 0);
     return 0;
   }
   lua_rawgeti(L, LUA_REGISTRYINDEX, k->c->handlers_ref);
@@ -280,8 +288,24 @@ on_done(void *data, const mcp_error_t *err, const cJSON *value)
   k.ref = &r->cb_ref;
   k.err = err;
   k.value = value;
+  if (r->progress_ref != LUA_NOREF && !r->c->ctx->closing)
+    luaL_unref(r->c->ctx->L, LUA_REGISTRYINDEX, r->progress_ref);
+  r->progress_ref = LUA_NOREF;
   call_lua(&k);
   free(r);
+}
+
+static void
+on_progress(void *data, const cJSON *params)
+{
+  lreq_t *r = data;
+  lcall_t k = { 0 };
+
+  k.kind = CALL_PROGRESS;
+  k.c = r->c;
+  k.ref = &r->progress_ref;
+  k.value = params;
+  call_lua(&k);
 }
 
 /* ---- methods -------------------------------------------------------------- */
@@ -319,6 +343,7 @@ static int
 start_failed(lua_State *L, lclient_t *c, lreq_t *r, const mcp_error_t *err)
 {
   luaL_unref(L, LUA_REGISTRYINDEX, r->cb_ref);
+  luaL_unref(L, LUA_REGISTRYINDEX, r->progress_ref);
   free(r);
   lua_pushnil(L);
   push_error_with_tail(L, c, err, NULL);
@@ -335,6 +360,7 @@ new_req(lua_State *L, lclient_t *c, int cb_idx)
   if (r == NULL)
     luaL_error(L, "out of memory");
   r->c = c;
+  r->progress_ref = LUA_NOREF;
   lua_pushvalue(L, cb_idx);
   r->cb_ref = luaL_ref(L, LUA_REGISTRYINDEX);
   return r;
@@ -344,7 +370,7 @@ static void
 on_initialized(void *data, const mcp_error_t *err, const cJSON *result)
 {
   lclient_t *c = data;
-  lreq_t r = { c, c->init_ref };
+  lreq_t r = { c, c->init_ref, LUA_NOREF };
   lcall_t k = { 0 };
 
   c->init_ref = LUA_NOREF;
@@ -396,27 +422,60 @@ lmcp_client_initialize(lua_State *L)
   return 1;
 }
 
-/* syntax: id, err = core_client:request(method, params?, timeout_ms?, cb,
- *                                       no_cancel?) */
+/* Reads a non-negative number of milliseconds from opts[name]. */
+static uint64_t
+opt_ms_field(lua_State *L, int opts, const char *name)
+{
+  lua_Number ms;
+
+  if (lua_isnoneornil(L, opts))
+    return 0;
+  lua_getfield(L, opts, name);
+  ms = luaL_optnumber(L, -1, 0);
+  lua_pop(L, 1);
+  if (ms < 0)
+    luaL_error(L, "request option '%s' must not be negative", name);
+  return (uint64_t) ms;
+}
+
+/* syntax: id, err = core_client:request(method, params?, cb, opts?)
+ * opts: timeout (ms), max_timeout (ms), no_cancel, on_progress(params). */
 static int
 lmcp_client_request(lua_State *L)
 {
   lclient_t *c = check_client(L);
   const char *method = luaL_checkstring(L, 2);
-  uint64_t timeout = opt_ms(L, 4);
   mcp_rpc_req_opts_t opts;
   mcp_error_t err;
   cJSON *params;
   lreq_t *r;
   uint64_t id;
-  int rc;
+  int rc, has_progress = 0;
 
   if (!lua_isnoneornil(L, 3))
     luaL_checktype(L, 3, LUA_TTABLE);
-  r = new_req(L, c, 5);
+  luaL_checktype(L, 4, LUA_TFUNCTION);
+  if (!lua_isnoneornil(L, 5))
+    luaL_checktype(L, 5, LUA_TTABLE);
+  memset(&opts, 0, sizeof opts);
+  opts.timeout_ms = opt_ms_field(L, 5, "timeout");
+  opts.max_timeout_ms = opt_ms_field(L, 5, "max_timeout");
+  if (!lua_isnoneornil(L, 5)) {
+    lua_getfield(L, 5, "no_cancel");
+    opts.no_cancel = lua_toboolean(L, -1);
+    lua_getfield(L, 5, "on_progress");
+    has_progress = lua_isfunction(L, -1);
+    if (!has_progress && !lua_isnil(L, -1))
+      return luaL_error(L, "request option 'on_progress' must be a function");
+    lua_pop(L, 2);
+  }
+  r = new_req(L, c, 4);
+  if (has_progress) {
+    lua_getfield(L, 5, "on_progress");
+    r->progress_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    opts.on_progress = on_progress;
+  }
   params = check_json(L, 3, c, &r->cb_ref);
-  opts.timeout_ms = timeout;
-  opts.no_cancel = lua_toboolean(L, 6);
   rc = mcp_rpc_request(c->rpc, method, params, &opts, on_done, r, &id, &err);
   cJSON_Delete(params);
   if (rc != 0)
@@ -537,6 +596,32 @@ lmcp_client_close(lua_State *L)
   if (c != NULL && c->rpc != NULL && !c->closing) {
     c->closing = 1;
     mcp_rpc_close(c->rpc);
+  }
+  lua_pushboolean(L, 1);
+  return 1;
+}
+
+/* syntax: true = core_client:abort(code, message)
+ * As close, but pending requests fail with this error (code is an
+ * mcp.error code such as "ECLOSED"). */
+static int
+lmcp_client_abort(lua_State *L)
+{
+  lclient_ud_t *u = luaL_checkudata(L, 1, CLIENT_MT);
+  const char *code = luaL_checkstring(L, 2);
+  const char *message = luaL_checkstring(L, 3);
+  lclient_t *c = u->c;
+  mcp_error_t err;
+  int n;
+
+  mcp_error_set(&err, MCP_ECLOSED, "%s", message);
+  for (n = MCP_ERRNO_FIRST_ + 1; n < MCP_ERRNO_LAST_; n++) {
+    if (strcmp(mcp_err_name(n), code) == 0)
+      err.code = n;
+  }
+  if (c != NULL && c->rpc != NULL && !c->closing) {
+    c->closing = 1;
+    mcp_rpc_abort(c->rpc, &err);
   }
   lua_pushboolean(L, 1);
   return 1;
@@ -791,6 +876,7 @@ lmcp_open_client(lua_State *L)
     { "respond", lmcp_client_respond },
     { "respond_error", lmcp_client_respond_error },
     { "close", lmcp_client_close },
+    { "abort", lmcp_client_abort },
     { "is_open", lmcp_client_is_open },
     { "pending", lmcp_client_pending },
     { "stderr", lmcp_client_stderr },

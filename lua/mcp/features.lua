@@ -1,0 +1,277 @@
+--- mcp.features: the client's methods for what a server offers: tools,
+--- resources, prompts, completion and logging, each gated on the
+--- capability the server declared, and the notifications that go with
+--- them. Method names are the MCP method names in snake_case.
+local core = require "mcp.core"
+local task = require "mcp.task"
+local errors = require "mcp.errors"
+local client = require "mcp.client"
+
+local Client = client.Client
+local routes = client.notification_routes
+local array_mt = core.array_mt
+
+local MAX_PAGES = 1000          -- a server paging forever is a bug
+
+-- Follows nextCursor to the end. A cursor seen twice, or too many pages,
+-- is the server's bug: EPROTO, with what was gathered in err.partial.
+function Client:_paginate(method, key, opts)
+  local items = setmetatable({}, array_mt)
+  local seen, pages = {}, 0
+  local cursor
+  repeat
+    local res, err = self:request(method, cursor and { cursor = cursor } or nil, opts)
+    if not res then return nil, err end
+    local page = res[key]
+    if type(page) ~= "table" then
+      return nil, errors.new("EPROTO", ("%s result has no '%s' list"):format(method, key))
+    end
+    for _, item in ipairs(page) do items[#items + 1] = item end
+    cursor = res.nextCursor
+    if type(cursor) ~= "string" then
+      cursor = nil
+    elseif seen[cursor] then
+      return nil, errors.new("EPROTO", ("%s: the server repeated the cursor %q")
+        :format(method, cursor), { partial = items })
+    else
+      seen[cursor] = true
+      pages = pages + 1
+      if pages >= MAX_PAGES then
+        return nil, errors.new("EPROTO", ("%s: more than %d pages")
+          :format(method, MAX_PAGES), { partial = items })
+      end
+    end
+  until cursor == nil
+  return items
+end
+
+local function check_string(v, n, fname)
+  if type(v) ~= "string" then
+    error(("bad argument #%d to '%s' (string expected)"):format(n, fname), 3)
+  end
+end
+
+local function check_table(v, n, fname)
+  if v ~= nil and type(v) ~= "table" then
+    error(("bad argument #%d to '%s' (table expected)"):format(n, fname), 3)
+  end
+end
+
+-- ---- tools ----------------------------------------------------------------
+
+--- syntax: tools, err = client:list_tools(opts?)
+--- Every tool of the server, all pages followed, each with every field the
+--- server sent. The list is cached in client.tools (and by name in
+--- client.tools_by_name) until the server says it changed.
+function Client:list_tools(opts)
+  self:_check()
+  local err = self:_require("tools/list", "tools")
+  if err then return nil, err end
+  local tools
+  tools, err = self:_paginate("tools/list", "tools", opts)
+  if not tools then return nil, err end
+  local by_name = {}
+  for _, tool in ipairs(tools) do by_name[tool.name] = tool end
+  self.tools, self.tools_by_name = tools, by_name
+  if self._on_tools_listed then self:_on_tools_listed(tools) end
+  return tools
+end
+
+--- syntax: result, err = client:call_tool(name, args?, opts?)
+--- The CallToolResult as the server sent it: content (every type),
+--- structuredContent, isError, _meta. A tool's own failure
+--- (isError = true) is a result, not an error. opts: timeout, max_timeout,
+--- on_progress as for request.
+function Client:call_tool(name, args, opts)
+  return self:start_tool(name, args, opts):wait()
+end
+
+--- syntax: request = client:start_tool(name, args?, opts?)
+--- Starts a tool call and returns its handle (wait, cancel).
+function Client:start_tool(name, args, opts)
+  self:_check()
+  check_string(name, 1, "call_tool")
+  check_table(args, 2, "call_tool")
+  if self._before_tool_call then
+    local err = self:_before_tool_call(name, args, opts)
+    if err then return self:_failed_request("tools/call", err) end
+  end
+  local err = self:_require("tools/call", "tools")
+  if err then return self:_failed_request("tools/call", err) end
+  local req = self:start("tools/call", { name = name, arguments = args or {} }, opts)
+  if self._after_tool_call then self:_after_tool_call(req, name, opts) end
+  return req
+end
+
+routes["notifications/tools/list_changed"] = function(self)
+  self.tools, self.tools_by_name = nil, nil
+  if self.on_tools_changed then
+    task.spawn(function()
+      local tools, err = self:list_tools()
+      if self._closing then return end
+      self.on_tools_changed(tools, err)
+    end)
+  end
+end
+
+-- ---- resources --------------------------------------------------------------
+
+--- syntax: resources, err = client:list_resources(opts?)
+function Client:list_resources(opts)
+  self:_check()
+  local err = self:_require("resources/list", "resources")
+  if err then return nil, err end
+  return self:_paginate("resources/list", "resources", opts)
+end
+
+--- syntax: templates, err = client:list_resource_templates(opts?)
+function Client:list_resource_templates(opts)
+  self:_check()
+  local err = self:_require("resources/templates/list", "resources")
+  if err then return nil, err end
+  return self:_paginate("resources/templates/list", "resourceTemplates", opts)
+end
+
+--- syntax: result, err = client:read_resource(uri, opts?)
+--- The ReadResourceResult: contents, each with text or blob (base64).
+function Client:read_resource(uri, opts)
+  self:_check()
+  check_string(uri, 1, "read_resource")
+  local err = self:_require("resources/read", "resources")
+  if err then return nil, err end
+  return self:request("resources/read", { uri = uri }, opts)
+end
+
+--- syntax: ok, err = client:subscribe_resource(uri, callback, opts?)
+--- callback(params) runs for each notifications/resources/updated of uri.
+--- Needs the server's resources.subscribe capability (else ENOTSUP).
+function Client:subscribe_resource(uri, callback, opts)
+  self:_check()
+  check_string(uri, 1, "subscribe_resource")
+  if type(callback) ~= "function" then
+    error("bad argument #2 to 'subscribe_resource' (function expected)", 2)
+  end
+  local err = self:_require("resources/subscribe", "resources", "subscribe")
+  if err then return nil, err end
+  local res
+  res, err = self:request("resources/subscribe", { uri = uri }, opts)
+  if not res then return nil, err end
+  self._subscriptions = self._subscriptions or {}
+  self._subscriptions[uri] = callback
+  return true
+end
+
+--- syntax: ok, err = client:unsubscribe_resource(uri, opts?)
+function Client:unsubscribe_resource(uri, opts)
+  self:_check()
+  check_string(uri, 1, "unsubscribe_resource")
+  local err = self:_require("resources/unsubscribe", "resources", "subscribe")
+  if err then return nil, err end
+  if self._subscriptions then self._subscriptions[uri] = nil end
+  local res
+  res, err = self:request("resources/unsubscribe", { uri = uri }, opts)
+  if not res then return nil, err end
+  return true
+end
+
+routes["notifications/resources/updated"] = function(self, params)
+  local uri = type(params) == "table" and params.uri
+  local fn = uri and self._subscriptions and self._subscriptions[uri]
+  if fn then fn(params) end
+end
+
+routes["notifications/resources/list_changed"] = function(self, params)
+  if self.on_resources_changed then self.on_resources_changed(params) end
+end
+
+-- ---- prompts --------------------------------------------------------------
+
+--- syntax: prompts, err = client:list_prompts(opts?)
+function Client:list_prompts(opts)
+  self:_check()
+  local err = self:_require("prompts/list", "prompts")
+  if err then return nil, err end
+  return self:_paginate("prompts/list", "prompts", opts)
+end
+
+--- syntax: result, err = client:get_prompt(name, args?, opts?)
+--- The GetPromptResult: description and messages. Argument values are
+--- strings, as the specification requires.
+function Client:get_prompt(name, args, opts)
+  self:_check()
+  check_string(name, 1, "get_prompt")
+  check_table(args, 2, "get_prompt")
+  for k, v in pairs(args or {}) do
+    if type(k) ~= "string" or type(v) ~= "string" then
+      error("bad argument #2 to 'get_prompt' (prompt arguments are strings)", 2)
+    end
+  end
+  local err = self:_require("prompts/get", "prompts")
+  if err then return nil, err end
+  return self:request("prompts/get", { name = name, arguments = args }, opts)
+end
+
+routes["notifications/prompts/list_changed"] = function(self, params)
+  if self.on_prompts_changed then self.on_prompts_changed(params) end
+end
+
+-- ---- completion --------------------------------------------------------------
+
+--- syntax: completion, err = client:complete(ref, argument, context?, opts?)
+--- ref: { type = "ref/prompt", name = ... } or { type = "ref/resource",
+--- uri = ... }; argument: { name = ..., value = ... }; context:
+--- { arguments = { name = value, ... } }. Returns result.completion
+--- ({ values, total?, hasMore? }).
+function Client:complete(ref, argument, context, opts)
+  self:_check()
+  if type(ref) ~= "table" or (ref.type ~= "ref/prompt" and ref.type ~= "ref/resource") then
+    error("bad argument #1 to 'complete' ({ type = 'ref/prompt' | 'ref/resource', ... } expected)", 2)
+  end
+  if type(argument) ~= "table" or type(argument.name) ~= "string" then
+    error("bad argument #2 to 'complete' ({ name = ..., value = ... } expected)", 2)
+  end
+  check_table(context, 3, "complete")
+  local err = self:_require("completion/complete", "completions")
+  if err then return nil, err end
+  local res
+  res, err = self:request("completion/complete",
+    { ref = ref, argument = { name = argument.name, value = argument.value or "" },
+      context = context }, opts)
+  if not res then return nil, err end
+  return res.completion
+end
+
+-- ---- logging --------------------------------------------------------------------
+
+local LEVELS = { debug = true, info = true, notice = true, warning = true,
+                 error = true, critical = true, alert = true, emergency = true }
+
+--- syntax: ok, err = client:set_log_level(level, opts?)
+--- level: debug, info, notice, warning, error, critical, alert, emergency.
+function Client:set_log_level(level, opts)
+  self:_check()
+  if not LEVELS[level] then
+    error("bad argument #1 to 'set_log_level' (a syslog level name expected)", 2)
+  end
+  local err = self:_require("logging/setLevel", "logging")
+  if err then return nil, err end
+  local res
+  res, err = self:request("logging/setLevel", { level = level }, opts)
+  if not res then return nil, err end
+  self.log_level = level
+  return true
+end
+
+local function default_log(self, params)
+  local data = params.data
+  if type(data) ~= "string" then data = core.json_encode(data) end
+  io.stderr:write(("[%s] %s%s: %s\n"):format(self.name, params.level or "log",
+    params.logger and (" (" .. params.logger .. ")") or "", data))
+end
+
+routes["notifications/message"] = function(self, params)
+  if type(params) ~= "table" then return end
+  if self.on_log then self.on_log(params) else default_log(self, params) end
+end
+
+return {}
