@@ -16,7 +16,8 @@ TEST_TIMEOUT = 20   -- seconds
 function run_async(fn, timeout)
   local timed_out = false
   local results = table.pack(mcp.prun(function()
-    local watchdog = core.timer((timeout or TEST_TIMEOUT) * 1000, function()
+    -- <close>: a failing test must not leave the watchdog running.
+    local watchdog <close> = core.timer((timeout or TEST_TIMEOUT) * 1000, function()
       timed_out = true
       error(("test did not finish within %ss"):format(timeout or TEST_TIMEOUT))
     end)

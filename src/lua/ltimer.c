@@ -3,6 +3,7 @@
  *
  * syntax: t = core.timer(ms, fn)  -- calls fn() once after ms
  *         t:stop()                -- it will not be called; idempotent
+ * A to-be-closed timer stops when its scope ends (`local t <close>`).
  * A started timer anchors fn in the registry until it fires or stops.
  */
 #include <stdlib.h>
@@ -150,6 +151,8 @@ lmcp_open_timer(lua_State *L)
   luaL_newmetatable(L, "mcp.core.timer");
   lua_pushcfunction(L, lmcp_timer_gc);
   lua_setfield(L, -2, "__gc");
+  lua_pushcfunction(L, lmcp_timer_stop);
+  lua_setfield(L, -2, "__close");
   luaL_newlib(L, methods);
   lua_setfield(L, -2, "__index");
   lua_pop(L, 1);
