@@ -734,6 +734,7 @@ follow_pointer(cctx_t *c, snode_t *root, char *ptr, snode_t **out)
       near = got;
     if (end == NULL)
       break;
+    *end = '/';
     tok = end;
   }
   got = mcp__map_get(&c->s->nodes, cur);

@@ -230,10 +230,12 @@ remove_dots(const char *path, size_t len, char *out)
     } else if (strcmp(p, "/.") == 0) {
       p[1] = '\0';
     } else if (strncmp(p, "/../", 4) == 0 || strcmp(p, "/..") == 0) {
-      if (p[3] == '\0')
-        p[2] = '/', p += 2;
-      else
+      if (p[3] == '\0') { /* "/.." becomes "/" */
+        p[2] = '/';
+        p += 2;
+      } else {
         p += 3;
+      }
       while (olen > 0 && out[olen - 1] != '/')
         olen--;
       if (olen > 0)

@@ -139,6 +139,16 @@ record(vctx_t *c, const char *kw, int append_kw, const char *fmt, va_list ap)
   vsnprintf(w->message, sizeof w->message, fmt, ap);
 }
 
+static int
+vfail(vctx_t *c, const char *kw, int append_kw, const char *fmt, va_list ap)
+{
+  if (c->mute > 0 || c->have_fail || c->why == NULL)
+    return 1;
+  c->have_fail = 1;
+  record(c, kw, append_kw, fmt, ap);
+  return 1;
+}
+
 /* Records the failure of keyword kw at the current locations (if it is the
  * first one outside a muted branch) and returns 1, "invalid". */
 static int
@@ -152,14 +162,33 @@ static int
 fail(vctx_t *c, const char *kw, const char *fmt, ...)
 {
   va_list ap;
+  int r;
 
-  if (c->mute > 0 || c->have_fail || c->why == NULL)
-    return 1;
-  c->have_fail = 1;
   va_start(ap, fmt);
-  record(c, kw, strcmp(kw, "false") != 0, fmt, ap);
+  r = vfail(c, kw, strcmp(kw, "false") != 0, fmt, ap);
   va_end(ap);
-  return 1;
+  return r;
+}
+
+/* The same, when the schema path already ends at the failing subschema
+ * (a "false" reached through keyword kw). */
+static int
+fail_sub(vctx_t *c, const char *kw, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+static int
+fail_sub(vctx_t *c, const char *kw, const char *fmt, ...)
+{
+  va_list ap;
+  int r;
+
+  va_start(ap, fmt);
+  r = vfail(c, kw, 0, fmt, ap);
+  va_end(ap);
+  return r;
 }
 
 /* The depth bound is an error, not a failure: it is always recorded,
@@ -257,8 +286,9 @@ apply_child(vctx_t *c, const snode_t *sub, const cJSON *child,
     SPUSHI(c, sidx);
   iold = key != NULL ? IPUSH(c, key) : IPUSHI(c, idx);
   if (sub->boolean == 0)
-    r = key != NULL ? fail(c, kw, "property \"%.100s\" is not allowed", key)
-                    : fail(c, kw, "item %d is not allowed", idx);
+    r = key != NULL
+            ? fail_sub(c, kw, "property \"%.100s\" is not allowed", key)
+            : fail_sub(c, kw, "item %d is not allowed", idx);
   else
     r = eval(c, sub, child, NULL);
   IPOP(c, iold);
@@ -342,12 +372,18 @@ eval_generic(vctx_t *c, const snode_t *n, const cJSON *inst)
   const cJSON *v, *e;
   int r;
 
-  if (n->types != 0 && !type_ok(n->types, inst))
-    return fail(c, "type", "expected %s, got %s",
-                cJSON_IsString(n->kw[KW_TYPE])
-                    ? n->kw[KW_TYPE]->valuestring
-                    : "one of the listed types",
-                type_name(inst));
+  if (n->types != 0 && !type_ok(n->types, inst)) {
+    char want[128];
+    size_t len = 0;
+
+    want[0] = '\0';
+    v = n->kw[KW_TYPE];
+    for (e = cJSON_IsArray(v) ? v->child : v; e != NULL && len < 100;
+         e = cJSON_IsArray(v) ? e->next : NULL)
+      len += (size_t) snprintf(want + len, sizeof want - len, "%s%s",
+                               len > 0 ? " or " : "", e->valuestring);
+    return fail(c, "type", "expected %s, got %s", want, type_name(inst));
+  }
   v = n->kw[KW_ENUM];
   if (v != NULL) {
     for (e = v->child; e != NULL; e = e->next) {
