@@ -222,6 +222,18 @@ describe("starting a server", function()
     end)
   end)
 
+  it("survives writing to a server that stopped reading (EPIPE, no SIGPIPE)", function()
+    run_async(function()
+      local client <close> = assert(mcp.connect{ command = { "spec/fixtures/closed_stdin.sh" },
+                                                 on_stderr = function() end, grace = 0.1 })
+      mcp.sleep(0.5)   -- the server closes its stdin after 0.2 s
+      local r, err = client:ping()
+      assert.is_nil(r)
+      assert.equal("ECLOSED", err.code)
+      assert.matches("broken pipe", err.message)
+    end)
+  end)
+
   it("merges env overrides into the inherited environment and sets cwd", function()
     run_async(function()
       local client <close> = assert(fixture.connect("environment", {

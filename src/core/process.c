@@ -453,7 +453,17 @@ mcp_process_write(mcp_process_t *p, const uv_buf_t *bufs, unsigned nbufs,
 void
 mcp_process_global_init(void)
 {
+  struct sigaction sa;
   int fd;
+
+  /* Writing to a server that just died must be an EPIPE error, not a
+   * signal that kills the host. A handler the host installed is kept. */
+  if (sigaction(SIGPIPE, NULL, &sa) == 0 && sa.sa_handler == SIG_DFL) {
+    sa.sa_handler = SIG_IGN;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = 0;
+    sigaction(SIGPIPE, &sa, NULL);
+  }
 
   for (fd = 0; fd <= 2; fd++) {
     if (fcntl(fd, F_GETFD) == -1 && errno == EBADF) {

@@ -49,7 +49,9 @@ typedef struct mcp_process_opts_s {
 
 /* Call once before spawning: makes sure descriptors 0, 1 and 2 are open
  * (on /dev/null when the host started without them), so that no pipe we
- * create lands on them, and stops children inheriting our descriptors. */
+ * create lands on them; ignores SIGPIPE unless the host handles it, so a
+ * write to a dead server is an error and not the host's death; and stops
+ * children inheriting our descriptors. */
 void mcp_process_global_init(void);
 
 int mcp_process_spawn(uv_loop_t *loop, const mcp_process_opts_t *opts,
