@@ -325,7 +325,10 @@ function Client:_start_keepalive(interval_ms, misses)
           missed = missed + 1
         end
         if missed >= misses then
-          self._core:abort("ECLOSED", ("server missed %d pings in a row"):format(missed))
+          local msg = ("server missed %d pings in a row"):format(missed)
+          self._lost = errors.new("ECLOSED", msg)
+          open_clients[self] = nil
+          self._core:abort("ECLOSED", msg)
         else
           arm()
         end

@@ -73,7 +73,6 @@ function Client:list_tools(opts)
   local by_name = {}
   for _, tool in ipairs(tools) do by_name[tool.name] = tool end
   self.tools, self.tools_by_name = tools, by_name
-  if self._on_tools_listed then self:_on_tools_listed(tools) end
   return tools
 end
 
@@ -82,25 +81,42 @@ end
 --- structuredContent, isError, _meta. A tool's own failure
 --- (isError = true) is a result, not an error. opts: timeout, max_timeout,
 --- on_progress as for request.
+---
+--- Arguments are checked against the tool's inputSchema before anything is
+--- sent, and structuredContent against its outputSchema (ESCHEMA, with the
+--- raw result in err.result); see mcp.validation. The first call lists the
+--- tools when the client has not yet, so that the schemas are known.
 function Client:call_tool(name, args, opts)
-  return self:start_tool(name, args, opts):wait()
+  self:_check()
+  check_string(name, 1, "call_tool")
+  check_table(args, 2, "call_tool")
+  if self.tools_by_name == nil and not self._listing_failed
+      and (self._validate_input or self._validate_output)
+      and self:_require("tools/list", "tools") == nil then
+    local listed, err = self:list_tools()
+    if not listed then
+      if err.code == "ECLOSED" then return nil, err end
+      self._listing_failed = true
+    end
+  end
+  local result, err = self:start_tool(name, args, opts):wait()
+  if not result then return nil, err end
+  err = self:_check_result(name, result, opts)
+  if err then return nil, err end
+  return result
 end
 
 --- syntax: request = client:start_tool(name, args?, opts?)
---- Starts a tool call and returns its handle (wait, cancel).
+--- Starts a tool call and returns its handle (wait, cancel) without
+--- waiting. Arguments are checked as for call_tool; the result is not.
 function Client:start_tool(name, args, opts)
   self:_check()
   check_string(name, 1, "call_tool")
   check_table(args, 2, "call_tool")
-  if self._before_tool_call then
-    local err = self:_before_tool_call(name, args, opts)
-    if err then return self:_failed_request("tools/call", err) end
-  end
   local err = self:_require("tools/call", "tools")
+    or self:_check_arguments(name, args, opts)
   if err then return self:_failed_request("tools/call", err) end
-  local req = self:start("tools/call", { name = name, arguments = args or {} }, opts)
-  if self._after_tool_call then self:_after_tool_call(req, name, opts) end
-  return req
+  return self:start("tools/call", { name = name, arguments = args or {} }, opts)
 end
 
 routes["notifications/tools/list_changed"] = function(self)

@@ -5,6 +5,7 @@ local task = require "mcp.task"
 local client = require "mcp.client"
 local errors = require "mcp.errors"
 require "mcp.features"
+require "mcp.validation"
 
 local M = {
   _VERSION = "luamcp " .. core.version,
