@@ -47,6 +47,22 @@ describe("cancellation seen by the server", function()
   end)
 end)
 
+describe("progress notifications", function()
+  it("reach only their own request and stop when it finishes", function()
+    run_async(function()
+      local client <close> = assert(fixture.connect("progress"))
+      local seen = {}
+      assert(client:call_tool("noisy", {}, { on_progress = function(p)
+        seen[#seen + 1] = p.progress
+      end }))
+      mcp.sleep(0.1)   -- the late progress arrives and is dropped
+      assert.same({ 1, 2 }, seen)
+      assert(client:call_tool("noisy", {}))   -- no token: all ignored
+      assert.is_true(client:ping())
+    end)
+  end)
+end)
+
 describe("keep-alive", function()
   it("declares a frozen server dead after the missed pings and fails pending calls", function()
     run_async(function()
