@@ -15,6 +15,7 @@ M.Client, M.Client_mt = Client, Client_mt
 
 local DEFAULT_TIMEOUT = 60      -- seconds, per request
 local DEFAULT_PING_MISSES = 3
+local URL_ELICITATION_REQUIRED = -32042
 
 local open_clients = setmetatable({}, { __mode = "k" })
 
@@ -266,8 +267,13 @@ function Client:start(method, params, opts)
     req:_complete(nil, lost)
     return req
   end
-  local id, err = self._core:request(method, params, function(...)
-    req:_complete(...)
+  local id, err = self._core:request(method, params, function(res, rerr)
+    -- -32042: the server needs URL elicitations done first (E11).
+    if rerr and rerr.rpc_code == URL_ELICITATION_REQUIRED then
+      rerr.code = "EURLELICIT"
+      rerr.elicitations = type(rerr.data) == "table" and rerr.data.elicitations or {}
+    end
+    req:_complete(res, rerr)
   end, core_opts)
   if id then req.id = id else req:_complete(nil, err) end
   return req

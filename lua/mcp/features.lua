@@ -82,6 +82,9 @@ end
 --- (isError = true) is a result, not an error. opts: timeout, max_timeout,
 --- on_progress as for request.
 ---
+--- With opts.elicit, a call refused with EURLELICIT (-32042) runs the URL
+--- elicitations through the elicitation handler, waits for the server to
+--- complete them, and is tried once more.
 --- Arguments are checked against the tool's inputSchema before anything is
 --- sent, and structuredContent against its outputSchema (ESCHEMA, with the
 --- raw result in err.result); see mcp.validation. The first call lists the
@@ -100,6 +103,12 @@ function Client:call_tool(name, args, opts)
     end
   end
   local result, err = self:start_tool(name, args, opts):wait()
+  if not result and err.code == "EURLELICIT" and opts and opts.elicit then
+    -- Do what the server asked for, then try once more (E11).
+    local ok, eerr = self:run_url_elicitations(err.elicitations, opts)
+    if not ok then return nil, eerr end
+    result, err = self:start_tool(name, args, opts):wait()
+  end
   if not result then return nil, err end
   err = self:_check_result(name, result, opts)
   if err then return nil, err end

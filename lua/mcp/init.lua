@@ -6,6 +6,7 @@ local client = require "mcp.client"
 local errors = require "mcp.errors"
 require "mcp.features"
 require "mcp.validation"
+local handlers = require "mcp.handlers"
 
 local M = {
   _VERSION = "luamcp " .. core.version,
@@ -16,6 +17,8 @@ local M = {
   sleep = task.sleep,
   connect = client.connect,
   errors = errors,
+  handlers = handlers,
+  reject = handlers.reject,
   null = core.null,
   array_mt = core.array_mt,
 }

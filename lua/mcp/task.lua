@@ -77,6 +77,18 @@ function M.await(start)
   return coroutine.yield()
 end
 
+--- syntax: stopped = task.kill(co)
+--- Stops a task where it waits: its <close> variables run, and whatever
+--- it was waiting for will not resume it. Returns false for a task that is
+--- not waiting (finished, or the one running).
+function M.kill(co)
+  if not tasks[co] or coroutine.status(co) ~= "suspended" then return false end
+  tasks[co] = nil
+  live = live - 1
+  coroutine.close(co)
+  return true
+end
+
 --- True inside a task that may wait.
 function M.in_task()
   local co, is_main = coroutine.running()
