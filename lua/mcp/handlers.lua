@@ -435,4 +435,5 @@ client.request_router = function(self, id, method, params)
 end
 
 M.METHOD_NOT_FOUND = METHOD_NOT_FOUND
+for name, fn in pairs(require "mcp.builtin_handlers") do M[name] = fn end
 return M

@@ -311,3 +311,98 @@ describe("elicitation", function()
     end)
   end)
 end)
+
+describe("built-in handlers", function()
+  local schema = { type = "object", required = { "name", "age" }, properties = {
+    name = { type = "string", title = "Your name", minLength = 2 },
+    age = { type = "integer", minimum = 0, maximum = 150 },
+    color = { type = "string", enum = { "red", "green" }, enumNames = { "Red", "Green" } },
+    hero = { type = "string", oneOf = { { const = "h1", title = "Superman" },
+                                        { const = "h2", title = "Batman" } }, default = "h1" },
+    tags = { type = "array", items = { type = "string", enum = { "a", "b", "c" } }, maxItems = 2 },
+    ok = { type = "boolean", default = true } } }
+
+  local function terminal(lines)
+    local prompts, out = {}, {}
+    local i = 0
+    return mcp.handlers.terminal_elicitation{
+      input = function(prompt)
+        prompts[#prompts + 1] = prompt
+        mcp.sleep(0)            -- a real terminal waits: so may this
+        i = i + 1
+        return lines[i]
+      end,
+      output = function(text) out[#out + 1] = text end,
+    }, prompts, out
+  end
+
+  it("asks each field at the terminal with checks, choices and defaults", function()
+    run_async(function()
+      local handler, prompts, out = terminal{ "x", "Ada", "two hundred", "200", "36", -- name, age
+                                              "2", "", "", "1, c" }  -- color, hero, ok, tags
+      local client <close> = assert(fixture.connect("client_requests",
+        { handlers = { elicitation = handler } }))
+      local r = ask(client, "elicitation/create", { message = "Who are you?", requestedSchema = schema })
+      assert.same({ action = "accept", content = { name = "Ada", age = 36, color = "green",
+        hero = "h1", tags = { "a", "c" }, ok = true } }, r.result)
+      assert.matches("Your name %(required%)", prompts[1])
+      assert.matches("1%) Red", prompts[6])
+      assert.matches("default h1", prompts[7])
+      local all = table.concat(out)
+      assert.matches("at least 2 characters", all)
+      assert.matches("expected an integer", all)
+      assert.matches("at most 150", all)
+    end)
+  end)
+
+  it("answers decline, cancel, and cancel at end of input", function()
+    run_async(function()
+      for _, case in ipairs{ { { ":decline" }, "decline" }, { { "Ada", ":cancel" }, "cancel" },
+                             { {}, "cancel" } } do
+        local handler = terminal(case[1])
+        local client <close> = assert(fixture.connect("client_requests",
+          { handlers = { elicitation = handler } }))
+        local r = ask(client, "elicitation/create", { message = "m", requestedSchema = schema })
+        assert.equal(case[2], r.result.action)
+      end
+    end)
+  end)
+
+  it("declines cleanly when stdin is not a terminal", function()
+    run_async(function()
+      assert.is_false(core.isatty(0))
+      local client <close> = assert(fixture.connect("client_requests",
+        { handlers = { elicitation = mcp.handlers.terminal_elicitation() } }))
+      local r = ask(client, "elicitation/create", { message = "m", requestedSchema = schema })
+      assert.same({ action = "decline" }, r.result)
+    end)
+  end)
+
+  it("shows a URL with its host for consent, and does not open it unasked", function()
+    run_async(function()
+      local out = {}
+      local client <close> = assert(fixture.connect("client_requests", { handlers = {
+        elicitation = mcp.handlers.url_elicitation{ output = function(t) out[#out + 1] = t end } } }))
+      local r = ask(client, "elicitation/create", { mode = "url", message = "Connect GitHub",
+        url = "https://xn--gthub-n4a.example/login?x=1", elicitationId = "u1" })
+      assert.same({ action = "accept" }, r.result)
+      local text = table.concat(out)
+      assert.matches("https://xn%-%-gthub%-n4a%.example/login%?x=1", text)
+      assert.matches("host: xn%-%-gthub%-n4a%.example", text)
+      assert.matches("punycode", text)
+      -- a form request is refused: this handler only declared url mode
+      r = ask(client, "elicitation/create", { message = "m", requestedSchema = schema })
+      assert.equal(-32602, r.error.code)
+    end)
+  end)
+
+  it("offers the working directory as a root", function()
+    run_async(function()
+      local client <close> = assert(fixture.connect("client_requests",
+        { handlers = { roots = mcp.handlers.roots_from_cwd() } }))
+      local r = ask(client, "roots/list")
+      assert.equal(core.file_uri(core.cwd()), r.result.roots[1].uri)
+      assert.matches("^file:///", r.result.roots[1].uri)
+    end)
+  end)
+end)

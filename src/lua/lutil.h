@@ -55,6 +55,7 @@ void lmcp_open_error(lua_State *L);
 void lmcp_open_client(lua_State *L);
 void lmcp_open_timer(lua_State *L);
 void lmcp_open_schema(lua_State *L);
+void lmcp_open_sys(lua_State *L);
 
 #define LMCP_NULL_KEY "mcp.null"
 #define LMCP_ARRAY_MT "mcp.array"
