@@ -56,3 +56,22 @@ demo: deps build
 
 clean:
 	rm -rf $(BUILD_DIR) build.luarocks
+
+# The benchmark against the TypeScript SDK client (issue 6): the SDK goes
+# to $(DEPS_DIR)/bench; tools/bench/run.sh builds the C fixture and floor.
+# bench: the issue's sizes, table + bench/results/latest.json.
+# bench-smoke: a few hundred calls, no timing assertion, < 60 s.
+BENCH_SDK := $(DEPS_DIR)/bench/node_modules/@modelcontextprotocol/sdk/package.json
+
+$(BENCH_SDK):
+	mkdir -p $(DEPS_DIR)/bench
+	npm install --no-audit --no-fund --loglevel=error --prefix $(DEPS_DIR)/bench \
+	  @modelcontextprotocol/sdk@1
+	test -f $@ && touch $@
+
+.PHONY: bench bench-smoke
+bench: build $(BENCH_SDK)
+	BUILD_DIR=$(BUILD_DIR) DEPS_DIR=$(DEPS_DIR) tools/bench/run.sh
+
+bench-smoke: build $(BENCH_SDK)
+	BUILD_DIR=$(BUILD_DIR) DEPS_DIR=$(DEPS_DIR) tools/bench/run.sh --smoke

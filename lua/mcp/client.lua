@@ -39,7 +39,21 @@ local function check_options(opts)
     error("bad argument #1 to 'connect' (table expected)", 3)
   end
   if opts.url ~= nil then
-    error("mcp.connect: HTTP transports ('url') are not built yet; use 'command'", 3)
+    if opts.command ~= nil then
+      error("mcp.connect: give either 'command' (stdio) or 'url' (HTTP), not both", 3)
+    end
+    if type(opts.url) ~= "string" or not opts.url:match("^https?://") then
+      error("mcp.connect: 'url' must be an http:// or https:// URL", 3)
+    end
+    local h = opts.headers
+    if h ~= nil and type(h) ~= "table" and type(h) ~= "function" then
+      error("mcp.connect: 'headers' must be a table or a function returning one", 3)
+    end
+    if opts.transport ~= nil and opts.transport ~= "auto"
+        and opts.transport ~= "streamable-http" and opts.transport ~= "sse" then
+      error("mcp.connect: 'transport' must be auto, streamable-http or sse", 3)
+    end
+    return
   end
   if type(opts.command) ~= "table" or type(opts.command[1]) ~= "string" then
     error("mcp.connect: 'command' must be a list of strings, e.g. { \"node\", \"server.js\" }", 3)
@@ -116,7 +130,8 @@ function M.add_capabilities(fn) capability_providers[#capability_providers + 1] 
 --- client, or nil and an mcp.error (ESPAWN, ECLOSED, ETIMEDOUT, EVERSION).
 function M.connect(opts)
   check_options(opts)
-  local name = opts.name or opts.command[1]:match("[^/]*$")
+  local name = opts.name or (opts.url and opts.url:match("^%a+://([^/?#]+)"))
+    or opts.command[1]:match("[^/]*$")
   local self = setmetatable({
     name = name,
     _timeout = seconds_to_ms(opts.timeout, "timeout") or DEFAULT_TIMEOUT * 1000,
@@ -133,17 +148,36 @@ function M.connect(opts)
   local ping_ms = seconds_to_ms(opts.ping_interval, "ping_interval")
   for _, hook in ipairs(connect_hooks) do hook(self, opts) end
 
-  local core_client, err = core.client_stdio({
-    command = opts.command,
-    env = opts.env,
-    cwd = opts.cwd,
-    timeout = self._timeout,
-    max_message = opts.max_message,
-    max_depth = opts.max_depth,
-    grace = seconds_to_ms(opts.grace, "grace"),
-    stderr_ring = opts.stderr_ring,
-  }, core_handlers(self))
+  local core_client, err
+  if opts.url then
+    if type(opts.headers) == "function" then self._headers_fn = opts.headers end
+    core_client, err = core.client_http({
+      url = opts.url,
+      transport = opts.transport,
+      headers = self._headers_fn and self._headers_fn() or opts.headers,
+      timeout = self._timeout,
+      max_message = opts.max_message,
+      max_depth = opts.max_depth,
+      connect_timeout = seconds_to_ms(opts.connect_timeout, "connect_timeout"),
+      idle_timeout = seconds_to_ms(opts.idle_timeout, "idle_timeout"),
+      max_failures = opts.max_failures,
+      ca_file = opts.ca_file, ca_path = opts.ca_path,
+      cert = opts.cert, key = opts.key, insecure = opts.insecure,
+    }, core_handlers(self))
+  else
+    core_client, err = core.client_stdio({
+      command = opts.command,
+      env = opts.env,
+      cwd = opts.cwd,
+      timeout = self._timeout,
+      max_message = opts.max_message,
+      max_depth = opts.max_depth,
+      grace = seconds_to_ms(opts.grace, "grace"),
+      stderr_ring = opts.stderr_ring,
+    }, core_handlers(self))
+  end
   if not core_client then return nil, err end
+  self._client_info = opts.client_info
   self._core = core_client
   open_clients[self] = true
 
@@ -164,6 +198,8 @@ function M.connect(opts)
   self.protocol_version = result.protocolVersion
   self.initialize_result = result
   self.client_capabilities = capabilities
+  self._init_ms = init_ms
+  self.transport = core_client:transport()
   if ping_ms then
     self:_start_keepalive(ping_ms, opts.ping_misses or DEFAULT_PING_MISSES)
   end
@@ -267,7 +303,23 @@ function Client:start(method, params, opts)
     req:_complete(nil, lost)
     return req
   end
-  local id, err = self._core:request(method, params, function(res, rerr)
+  if self._headers_fn then self:_refresh_headers() end
+  self:_send(req, params, core_opts, false)
+  return req
+end
+
+-- Sends req; a request the server refused because its session expired is
+-- sent once more after a new handshake (T25).
+function Client:_send(req, params, core_opts, retried)
+  local id, err = self._core:request(req.method, params, function(res, rerr)
+    if rerr and rerr.code == "ESESSION" and not retried and not self._closing then
+      self:_reinitialize(function(ok, ierr)
+        if not ok then return req:_complete(nil, ierr) end
+        if self._closing or self._lost then return req:_complete(nil, self._lost or rerr) end
+        self:_send(req, params, core_opts, true)
+      end)
+      return
+    end
     -- -32042: the server needs URL elicitations done first (E11).
     if rerr and rerr.rpc_code == URL_ELICITATION_REQUIRED then
       rerr.code = "EURLELICIT"
@@ -276,7 +328,60 @@ function Client:start(method, params, opts)
     req:_complete(res, rerr)
   end, core_opts)
   if id then req.id = id else req:_complete(nil, err) end
-  return req
+end
+
+-- Calls the user's headers function and hands its result to the core.
+function Client:_refresh_headers()
+  local ok, headers = pcall(self._headers_fn)
+  if ok and type(headers) == "table" then
+    self._core:set_headers(headers)
+  elseif self.on_bad_message then
+    self.on_bad_message(errors.new("EINVAL", "headers function failed: "
+      .. tostring(headers)), nil)
+  end
+end
+
+-- A new session after the server forgot ours: initialize again, restore
+-- the log level and resource subscriptions, then call back. Concurrent
+-- callers share one handshake.
+function Client:_reinitialize(cb)
+  if self._reinit then
+    table.insert(self._reinit, cb)
+    return
+  end
+  self._reinit = { cb }
+  local function finish(ok, err)
+    local waiters = self._reinit
+    self._reinit = nil
+    for _, fn in ipairs(waiters) do fn(ok, err) end
+  end
+  self._core:reset_session()
+  local started, serr = self._core:initialize(self.client_capabilities, self._client_info,
+    self._init_ms, function(result, err)
+      if not result then return finish(nil, err) end
+      self.protocol_version = result.protocolVersion
+      self.sessions = (self.sessions or 1) + 1
+      local restore = {}
+      if self.log_level then
+        restore[#restore + 1] = { "logging/setLevel", { level = self.log_level } }
+      end
+      for uri in pairs(self._subscriptions or {}) do
+        restore[#restore + 1] = { "resources/subscribe", { uri = uri } }
+      end
+      local left = #restore
+      if left == 0 then return finish(true) end
+      local function one_done()
+        left = left - 1
+        if left == 0 then finish(true) end
+      end
+      for _, r in ipairs(restore) do
+        -- Best effort: a restore that fails does not fail the retry.
+        if not self._core:request(r[1], r[2], one_done, { timeout = self._timeout }) then
+          one_done()
+        end
+      end
+    end)
+  if not started then finish(nil, serr) end
 end
 
 -- A request handle that has already failed, for errors found locally

@@ -17,6 +17,7 @@ local M = {
   sleep = task.sleep,
   connect = client.connect,
   errors = errors,
+  http = require "mcp.http",
   handlers = handlers,
   reject = handlers.reject,
   null = core.null,

@@ -59,4 +59,65 @@ function M.wait_dead(pid, within)
   return true
 end
 
+--- syntax: server = fixture.http_server(name, args?)   -- inside a task
+--- Starts `node spec/fixtures/<name>.js args...` in the background and
+--- waits (polling with mcp.sleep) for its first stdout line "READY <port>".
+--- Returns { port = n, pid = n, url = function(path) ... end,
+--- stop = function() ... end }; raises (with the fixture's stderr) when the
+--- line does not come within 10 s.
+---
+--- How: there is no public process API for a non-MCP child yet, and
+--- io.popen would block the loop while reading. So the shell starts the
+--- fixture with `&`, its stdout and stderr go to temp files and its pid
+--- (`$!`) to a third one; os.execute returns at once. stop() (call it in
+--- the spec's teardown) sends SIGTERM, waits until /proc/<pid> is gone
+--- (SIGKILL after 5 s) and removes the temp files.
+function M.http_server(name, args)
+  local core = require "mcp.core"
+  local function q(s) return "'" .. tostring(s):gsub("'", "'\\''") .. "'" end
+  local out, err, pidfile = os.tmpname(), os.tmpname(), os.tmpname()
+  local cmd = { "node", q("spec/fixtures/" .. name .. ".js") }
+  for _, a in ipairs(args or {}) do cmd[#cmd + 1] = q(a) end
+  assert(os.execute(("%s >%s 2>%s </dev/null & echo $! >%s"):format(
+    table.concat(cmd, " "), q(out), q(err), q(pidfile))))
+  local function slurp(path)
+    local f = io.open(path, "r")
+    if not f then return "" end
+    local text = f:read("a")
+    f:close()
+    return text
+  end
+  local pid = tonumber(slurp(pidfile):match("%d+"))
+  local server = { pid = pid }
+  function server.url(path) return ("http://127.0.0.1:%d%s"):format(server.port, path or "/") end
+  function server.stop()
+    if server.stopped then return end
+    server.stopped = true
+    if pid then
+      os.execute("kill " .. pid .. " 2>/dev/null")
+      if not M.wait_dead(pid, 5) then
+        os.execute("kill -9 " .. pid .. " 2>/dev/null")
+        M.wait_dead(pid, 5)
+      end
+    end
+    os.remove(out)
+    os.remove(err)
+    os.remove(pidfile)
+  end
+  local deadline = core.now() + 10000
+  while true do
+    local port = slurp(out):match("^READY (%d+)\n")
+    if port then
+      server.port = tonumber(port)
+      return server
+    end
+    if core.now() > deadline or (pid and not M.alive(pid)) then
+      local stderr = slurp(err)
+      server.stop()
+      error(("fixture %s did not print READY <port>; stderr:\n%s"):format(name, stderr), 2)
+    end
+    mcp.sleep(0.02)
+  end
+end
+
 return M

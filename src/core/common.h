@@ -28,7 +28,8 @@
   XX(EVERSION, "unsupported protocol version")                                \
   XX(EIO, "input/output error")                                              \
   XX(ESCHEMA, "value does not match its schema")                             \
-  XX(ENOTSUP, "the server did not declare this capability")
+  XX(ENOTSUP, "the server did not declare this capability")                  \
+  XX(ESESSION, "the server's session expired")
 
 typedef enum {
   MCP_OK = 0,

@@ -44,7 +44,7 @@ static int curl_ready;             /* curl_global_init was called */
 
 static void after_action(mcp_curl_uv_t *cu);
 
-/* ---- handle lifetime ------------------------------------------------------ */
+/* ---- handle lifetime ----------------------------------------------------- */
 
 static void
 engine_free_if_done(mcp_curl_uv_t *cu)
@@ -111,7 +111,7 @@ set_refs(mcp_curl_uv_t *cu, int on)
   }
 }
 
-/* ---- queues --------------------------------------------------------------- */
+/* ---- queues -------------------------------------------------------------- */
 
 static void
 mark_unlink(mcp_curl_uv_t *cu, mcp_curl_xfer_t *x)
@@ -148,7 +148,7 @@ done_unlink(mcp_curl_uv_t *cu, mcp_curl_xfer_t *x)
   x->done_next = NULL;
 }
 
-/* ---- transfers ------------------------------------------------------------ */
+/* ---- transfers ----------------------------------------------------------- */
 
 static void
 remove_from_multi(mcp_curl_uv_t *cu, mcp_curl_xfer_t *x)
@@ -262,7 +262,7 @@ mcp_curl_uv_count(const mcp_curl_uv_t *cu)
   return cu->nxfers;
 }
 
-/* ---- driving libcurl ------------------------------------------------------ */
+/* ---- driving libcurl ----------------------------------------------------- */
 
 static void
 socket_action(mcp_curl_uv_t *cu, curl_socket_t fd, int flags)
@@ -411,7 +411,7 @@ on_curl_socket(CURL *easy, curl_socket_t s, int what, void *userp,
   return 0;
 }
 
-/* ---- the engine ----------------------------------------------------------- */
+/* ---- the engine ---------------------------------------------------------- */
 
 int
 mcp_curl_uv_new(uv_loop_t *loop, mcp_curl_uv_t **out, mcp_error_t *err)

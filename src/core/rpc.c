@@ -147,7 +147,7 @@ complete(pending_t *p, const mcp_error_t *err, const cJSON *value)
 /* ---- sending ------------------------------------------------------------- */
 
 static int
-send_text(mcp_rpc_t *rpc, char *text, mcp_error_t *err)
+send_request_text(mcp_rpc_t *rpc, char *text, uint64_t id, mcp_error_t *err)
 {
   int rc;
 
@@ -157,9 +157,23 @@ send_text(mcp_rpc_t *rpc, char *text, mcp_error_t *err)
     cJSON_free(text);
     return mcp_error_set(err, MCP_ECLOSED, "connection closed");
   }
-  rc = rpc->transport->vt->send(rpc->transport, text, strlen(text), err);
+  rc = rpc->transport->vt->send(rpc->transport, text, strlen(text), id, err);
   cJSON_free(text);
   return rc;
+}
+
+static int
+send_text(mcp_rpc_t *rpc, char *text, mcp_error_t *err)
+{
+  return send_request_text(rpc, text, 0, err);
+}
+
+/* The transport may stop carrying a request we no longer wait for. */
+static void
+transport_forget(mcp_rpc_t *rpc, uint64_t id)
+{
+  if (rpc->transport != NULL && rpc->transport->vt->cancel_request != NULL)
+    rpc->transport->vt->cancel_request(rpc->transport, id);
 }
 
 static void
@@ -202,7 +216,8 @@ send_with_progress_token(mcp_rpc_t *rpc, uint64_t id, const char *method,
   if (meta == NULL || cJSON_AddRawToObject(meta, "progressToken", num) == NULL)
     rc = mcp_error_set(err, MCP_ENOMEM, NULL);
   else
-    rc = send_text(rpc, mcp_jsonrpc_request(id, method, copy), err);
+    rc = send_request_text(rpc, mcp_jsonrpc_request(id, method, copy), id,
+                           err);
   cJSON_Delete(copy);
   return rc;
 }
@@ -260,6 +275,7 @@ on_timeout(uv_timer_t *t)
                 (unsigned long long) p->timeout_ms);
   if (!p->no_cancel)
     send_cancelled(rpc, p->id, "timeout");
+  transport_forget(rpc, p->id);
   complete(p, &err, NULL);
 }
 
@@ -289,7 +305,8 @@ mcp_rpc_request(mcp_rpc_t *rpc, const char *method, const cJSON *params,
   if (p->on_progress != NULL) {
     rc = send_with_progress_token(rpc, p->id, method, params, err);
   } else {
-    rc = send_text(rpc, mcp_jsonrpc_request(p->id, method, params), err);
+    rc = send_request_text(rpc, mcp_jsonrpc_request(p->id, method, params),
+                           p->id, err);
   }
   if (rc != 0) {
     free(p);
@@ -324,6 +341,7 @@ mcp_rpc_cancel(mcp_rpc_t *rpc, uint64_t id, const char *reason)
     return MCP_EINVAL;
   if (!p->no_cancel)
     send_cancelled(rpc, id, reason);
+  transport_forget(rpc, id);
   mcp_error_set(&err, MCP_ECANCELED, "request cancelled%s%s",
                 reason ? ": " : "", reason ? reason : "");
   complete(p, &err, NULL);
@@ -513,11 +531,28 @@ on_transport_closed(void *ud)
   maybe_free(rpc);
 }
 
+static void
+on_request_failed(void *ud, uint64_t id, const mcp_error_t *err)
+{
+  mcp_rpc_t *rpc = ud;
+  pending_t *p = table_take(rpc, id);
+
+  if (p != NULL)
+    complete(p, err, NULL);
+}
+
+static int
+is_pending(void *ud, uint64_t id)
+{
+  return table_find(ud, id) != NULL;
+}
+
 const mcp_transport_cb_t *
 mcp_rpc_transport_cb(void)
 {
   static const mcp_transport_cb_t cb = {
-    on_message, on_oversize, on_log, on_lost, on_transport_closed
+    on_message, on_oversize, on_log, on_lost, on_transport_closed,
+    on_request_failed, is_pending
   };
 
   return &cb;
@@ -592,6 +627,13 @@ size_t
 mcp_rpc_pending_count(const mcp_rpc_t *rpc)
 {
   return rpc->npending;
+}
+
+void
+mcp_rpc_initialized(mcp_rpc_t *rpc, const char *version)
+{
+  if (rpc->transport != NULL && rpc->transport->vt->initialized != NULL)
+    rpc->transport->vt->initialized(rpc->transport, version);
 }
 
 size_t

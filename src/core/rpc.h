@@ -102,5 +102,7 @@ void mcp_rpc_abort(mcp_rpc_t *rpc, const mcp_error_t *err);
 int mcp_rpc_is_open(const mcp_rpc_t *rpc);
 size_t mcp_rpc_pending_count(const mcp_rpc_t *rpc);
 size_t mcp_rpc_diagnostics(const mcp_rpc_t *rpc, char *out, size_t cap);
+/* Tells the transport the handshake is done (see transport.h). */
+void mcp_rpc_initialized(mcp_rpc_t *rpc, const char *version);
 
 #endif

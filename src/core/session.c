@@ -84,6 +84,7 @@ on_initialized(void *data, const mcp_error_t *err, const cJSON *result)
     cb(s->data, &e, NULL);
     return;
   }
+  mcp_rpc_initialized(s->rpc, s->version);
   cb(s->data, NULL, s->init_result);
 }
 

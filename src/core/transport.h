@@ -13,6 +13,7 @@
 #define MCP_TRANSPORT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "error.h"
 
@@ -28,16 +29,28 @@ typedef struct mcp_transport_cb_s {
   /* No more messages will come or go; err says why. */
   void (*on_lost)(void *ud, const mcp_error_t *err);
   void (*on_closed)(void *ud);
+  /* Transports that carry each request separately (HTTP) report here that
+   * the request with this id can get no answer (its POST failed). */
+  void (*on_request_failed)(void *ud, uint64_t id, const mcp_error_t *err);
+  /* Whether the request with this id still waits for its answer, so that
+   * a broken stream is worth resuming. */
+  int (*is_pending)(void *ud, uint64_t id);
 } mcp_transport_cb_t;
 
 typedef struct mcp_transport_vt_s {
-  /* Sends one message (text without a trailing newline). */
+  /* Sends one message (text without a trailing newline). request_id is
+   * the id of a request we send, 0 for anything else. */
   int (*send)(mcp_transport_t *t, const char *text, size_t len,
-              mcp_error_t *err);
+              uint64_t request_id, mcp_error_t *err);
   /* Begins an orderly close. Idempotent. */
   void (*close)(mcp_transport_t *t);
   /* Copies the peer's recent diagnostics (stderr tail); returns length. */
   size_t (*diagnostics)(const mcp_transport_t *t, char *out, size_t cap);
+  /* Optional. The handshake is done with this protocol version: HTTP
+   * starts sending MCP-Protocol-Version and opens its GET stream. */
+  void (*initialized)(mcp_transport_t *t, const char *version);
+  /* Optional. The request ended here (timeout, cancel): stop carrying it. */
+  void (*cancel_request)(mcp_transport_t *t, uint64_t id);
 } mcp_transport_vt_t;
 
 struct mcp_transport_s {

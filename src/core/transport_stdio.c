@@ -100,11 +100,12 @@ on_closed(void *ud)
 
 static int
 stdio_send(mcp_transport_t *base, const char *text, size_t len,
-           mcp_error_t *err)
+           uint64_t request_id, mcp_error_t *err)
 {
   stdio_transport_t *t = (stdio_transport_t *) base;
   uv_buf_t bufs[2];
 
+  MCP_UNUSED(request_id);
   if (t->lost || t->closing)
     return mcp_error_set(err, MCP_ECLOSED, "connection closed");
   bufs[0] = uv_buf_init((char *) text, (unsigned) len);
@@ -135,6 +136,8 @@ static const mcp_transport_vt_t stdio_vt = {
   stdio_send,
   stdio_close,
   stdio_diagnostics,
+  NULL,
+  NULL,
 };
 
 int

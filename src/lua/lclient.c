@@ -21,6 +21,7 @@
 #include "lutil.h"
 #include "rpc.h"
 #include "session.h"
+#include "transport_http.h"
 #include "transport_stdio.h"
 
 #define CLIENT_MT "mcp.core.client"
@@ -29,6 +30,7 @@
 typedef struct lclient_s {
   lmcp_ctx_t *ctx;
   mcp_rpc_t *rpc;          /* NULL once the endpoint is freed */
+  mcp_transport_t *http;   /* the HTTP transport, or NULL (stdio) */
   mcp_session_t session;
   int handlers_ref;        /* on_request, on_notification, on_log, ... */
   int init_ref;            /* the initialize callback, while pending */
@@ -270,6 +272,7 @@ on_closed(void *ud)
   lcall_t k = { 0 };
 
   c->rpc = NULL;
+  c->http = NULL;
   call_handler(c, "on_closed", &k);
   if (!c->ctx->closing)
     luaL_unref(c->ctx->L, LUA_REGISTRYINDEX, c->handlers_ref);
@@ -865,6 +868,195 @@ lmcp_client_stdio(lua_State *L)
   return 1;
 }
 
+/* Reads "Name: value" lines from a { name = value } table at idx into a
+ * malloc'd array whose strings Lua keeps alive in a table left on the
+ * stack. Raises on a bad entry (before anything is allocated). */
+static const char **
+read_headers(lua_State *L, int idx, size_t *n)
+{
+  const char **lines;
+  size_t count = 0, i = 0;
+
+  *n = 0;
+  if (lua_isnoneornil(L, idx)) {
+    lua_newtable(L);
+    return NULL;
+  }
+  luaL_checktype(L, idx, LUA_TTABLE);
+  lua_pushnil(L);
+  while (lua_next(L, idx) != 0) {
+    if (lua_type(L, -2) != LUA_TSTRING || lua_type(L, -1) != LUA_TSTRING)
+      luaL_error(L, "headers must be name = value strings");
+    if (strpbrk(lua_tostring(L, -2), ":\r\n") != NULL ||
+        strpbrk(lua_tostring(L, -1), "\r\n") != NULL)
+      luaL_error(L, "header %s: no ':' in names, no line breaks",
+                 lua_tostring(L, -2));
+    lua_pop(L, 1);
+    count++;
+  }
+  lua_createtable(L, (int) count, 0);
+  lines = calloc(count + 1, sizeof *lines);
+  if (lines == NULL)
+    luaL_error(L, "out of memory");
+  lua_pushnil(L);
+  while (lua_next(L, idx) != 0) {
+    lua_pushfstring(L, "%s: %s", lua_tostring(L, -2), lua_tostring(L, -1));
+    lines[i] = lua_tostring(L, -1);
+    lua_rawseti(L, -4, (lua_Integer) ++i);
+    lua_pop(L, 1);
+  }
+  *n = count;
+  return lines;
+}
+
+static const char *
+opt_string(lua_State *L, int opts, const char *name)
+{
+  const char *v;
+
+  lua_getfield(L, opts, name);
+  v = lua_tostring(L, -1);
+  if (v == NULL && !lua_isnil(L, -1))
+    luaL_error(L, "mcp.connect: '%s' must be a string", name);
+  lua_pop(L, 1); /* the string stays alive in the options table */
+  return v;
+}
+
+/* syntax: client, err = core.client_http(opts, handlers)
+ * opts: url, transport ("auto" | "streamable-http" | "sse"), headers,
+ * max_message, max_depth, timeout, connect_timeout, idle_timeout (ms),
+ * max_failures, ca_file, ca_path, cert, key, insecure. handlers as for
+ * client_stdio. */
+static int
+lmcp_client_http(lua_State *L)
+{
+  static const char *const modes[] = { "auto", "streamable-http", "sse",
+                                       NULL };
+  lmcp_ctx_t *ctx = lmcp_ctx(L);
+  mcp_rpc_handler_t h = { on_request, on_notification, on_bad_message,
+                          on_log, on_lost, on_closed };
+  mcp_http_transport_opts_t ho;
+  mcp_curl_uv_t *cu;
+  mcp_rpc_opts_t ro;
+  mcp_transport_t *t;
+  mcp_error_t err;
+  lclient_ud_t *u;
+  lclient_t *c;
+  int rc;
+
+  luaL_checktype(L, 1, LUA_TTABLE);
+  luaL_checktype(L, 2, LUA_TTABLE);
+  lua_settop(L, 2);
+  memset(&ho, 0, sizeof ho);
+  memset(&ro, 0, sizeof ro);
+  ho.url = opt_string(L, 1, "url");
+  if (ho.url == NULL)
+    return luaL_error(L, "mcp.connect: 'url' is required");
+  lua_getfield(L, 1, "transport");
+  ho.mode = (mcp_http_mode_t) luaL_checkoption(L, -1, "auto", modes);
+  lua_pop(L, 1);
+  ho.max_message = (size_t) opt_field(L, 1, "max_message", 0);
+  ho.connect_timeout_ms = (long) opt_field(L, 1, "connect_timeout", 0);
+  ho.idle_timeout_ms = (long) opt_field(L, 1, "idle_timeout", 0);
+  ho.max_failures = (int) opt_field(L, 1, "max_failures", 0);
+  ho.ca_file = opt_string(L, 1, "ca_file");
+  ho.ca_path = opt_string(L, 1, "ca_path");
+  ho.cert = opt_string(L, 1, "cert");
+  ho.key = opt_string(L, 1, "key");
+  lua_getfield(L, 1, "insecure");
+  ho.insecure = lua_toboolean(L, -1);
+  lua_pop(L, 1);
+  ro.max_depth = (int) opt_field(L, 1, "max_depth", 0);
+  ro.timeout_ms = (uint64_t) opt_field(L, 1, "timeout", 0);
+  lua_getfield(L, 1, "headers");          /* 3 */
+  cu = lmcp_http_engine(L, &err);
+  if (cu == NULL)
+    return lmcp_fail(L, &err);
+  u = lua_newuserdatauv(L, sizeof *u, 0); /* 4 */
+  u->c = NULL;
+  luaL_setmetatable(L, CLIENT_MT);
+  ho.headers = read_headers(L, 3, &ho.nheaders); /* 5: the strings */
+  c = calloc(1, sizeof *c);
+  if (c == NULL) {
+    free((void *) ho.headers);
+    return luaL_error(L, "out of memory");
+  }
+  c->ctx = ctx;
+  c->handlers_ref = LUA_NOREF;
+  c->init_ref = LUA_NOREF;
+  c->rpc = mcp_rpc_new(&ctx->loop, &ro, &h, c);
+  if (c->rpc == NULL) {
+    free(c);
+    free((void *) ho.headers);
+    return luaL_error(L, "out of memory");
+  }
+  rc = mcp_transport_http_new(&ctx->loop, cu, &ho, mcp_rpc_transport_cb(),
+                              c->rpc, &t, &err);
+  free((void *) ho.headers);
+  if (rc != 0) {
+    mcp_rpc_discard(c->rpc);
+    free(c);
+    return lmcp_fail(L, &err);
+  }
+  mcp_rpc_attach(c->rpc, t);
+  c->http = t;
+  mcp_session_init(&c->session, c->rpc);
+  lua_pushvalue(L, 2);
+  c->handlers_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+  u->c = c;
+  lua_pushvalue(L, 4);
+  return 1;
+}
+
+/* syntax: ok = core_client:set_headers(headers) -- HTTP only */
+static int
+lmcp_client_set_headers(lua_State *L)
+{
+  lclient_t *c = check_client(L);
+  const char **lines;
+  size_t n;
+  int rc;
+
+  if (c->http == NULL)
+    return luaL_error(L, "set_headers: not an HTTP connection");
+  lines = read_headers(L, 2, &n);
+  rc = mcp_transport_http_set_headers(c->http, lines, n);
+  free((void *) lines);
+  if (rc != 0)
+    return luaL_error(L, "out of memory");
+  lua_pushboolean(L, 1);
+  return 1;
+}
+
+/* syntax: core_client:reset_session() -- before initializing again */
+static int
+lmcp_client_reset_session(lua_State *L)
+{
+  lclient_t *c = check_client(L);
+
+  if (c->http != NULL)
+    mcp_transport_http_reset_session(c->http);
+  lua_pushboolean(L, 1);
+  return 1;
+}
+
+/* syntax: kind = core_client:transport() -- "stdio", "streamable-http",
+ * "sse", or nil while an HTTP transport has not found out yet */
+static int
+lmcp_client_transport(lua_State *L)
+{
+  lclient_ud_t *u = luaL_checkudata(L, 1, CLIENT_MT);
+  const char *kind = "stdio";
+
+  if (u->c != NULL && u->c->http != NULL)
+    kind = mcp_transport_http_kind(u->c->http);
+  if (kind == NULL)
+    lua_pushnil(L);
+  else
+    lua_pushstring(L, kind);
+  return 1;
+}
+
 void
 lmcp_open_client(lua_State *L)
 {
@@ -881,6 +1073,9 @@ lmcp_open_client(lua_State *L)
     { "pending", lmcp_client_pending },
     { "stderr", lmcp_client_stderr },
     { "protocol_version", lmcp_client_protocol_version },
+    { "set_headers", lmcp_client_set_headers },
+    { "reset_session", lmcp_client_reset_session },
+    { "transport", lmcp_client_transport },
     { NULL, NULL },
   };
 
@@ -894,4 +1089,6 @@ lmcp_open_client(lua_State *L)
   lua_pop(L, 1);
   lua_pushcfunction(L, lmcp_client_stdio);
   lua_setfield(L, -2, "client_stdio");
+  lua_pushcfunction(L, lmcp_client_http);
+  lua_setfield(L, -2, "client_http");
 }

@@ -55,7 +55,12 @@ void lmcp_open_error(lua_State *L);
 void lmcp_open_client(lua_State *L);
 void lmcp_open_timer(lua_State *L);
 void lmcp_open_schema(lua_State *L);
+void lmcp_open_http(lua_State *L);
 void lmcp_open_sys(lua_State *L);
+
+/* The state's HTTP engine (one CURLM), created on first use. */
+struct mcp_curl_uv_s;
+struct mcp_curl_uv_s *lmcp_http_engine(lua_State *L, mcp_error_t *err);
 
 #define LMCP_NULL_KEY "mcp.null"
 #define LMCP_ARRAY_MT "mcp.array"

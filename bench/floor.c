@@ -1,0 +1,406 @@
+/*
+ * floor.c - the floor of the benchmark: what one stdio round trip costs on
+ * this machine with no MCP client library in the way.
+ *
+ * The parent spawns the fixture server, sends it initialize, then does
+ * tools/call echo round trips over plain pipes: each request is built and
+ * printed with cJSON, each response read with a buffered reader and parsed
+ * with cJSON, so both sides pay one JSON print and one parse per message.
+ * Two phases, as in the client benchmarks: sequential calls, then a window
+ * of W calls in flight (each answer read lets one more request go; the
+ * requests made while handling one read go out in one write). It prints
+ * one JSON object on stdout. main owns every buffer; nothing is shared.
+ * With --cold it does only what the cold-start phase does (spawn,
+ * initialize, one call, exit), for the driver to time as a whole.
+ *
+ * Usage: floor SERVER [--calls N] [--inflight-calls N] [--window W]
+ *        floor SERVER --cold
+ */
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define FLOOR_CHUNK (64 * 1024)
+
+typedef struct floor_conn_s
+{
+  int to_child;                 /* write end of the child's stdin */
+  int from_child;               /* read end of the child's stdout */
+  pid_t pid;
+  char *in;                     /* read buffer, owned */
+  size_t in_len;                /* bytes buffered */
+  size_t in_off;                /* start of the first unconsumed line */
+  size_t in_cap;
+  char *out;                    /* pending requests, owned */
+  size_t out_len;
+  size_t out_cap;
+} floor_conn_t;
+
+static void
+floor_die(const char *what)
+{
+  fprintf(stderr, "floor: %s (%s)\n", what, strerror(errno));
+  exit(2);
+}
+
+static double
+floor_now_us(void)
+{
+  struct timespec ts;
+
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double) ts.tv_sec * 1e6 + (double) ts.tv_nsec / 1e3;
+}
+
+static void
+floor_spawn(floor_conn_t *c, char *const argv[])
+{
+  int in_pipe[2];
+  int out_pipe[2];
+
+  if (pipe(in_pipe) != 0 || pipe(out_pipe) != 0)
+    floor_die("pipe");
+  c->pid = fork();
+  if (c->pid < 0)
+    floor_die("fork");
+  if (c->pid == 0)
+  {
+    dup2(in_pipe[0], STDIN_FILENO);
+    dup2(out_pipe[1], STDOUT_FILENO);
+    close(in_pipe[0]);
+    close(in_pipe[1]);
+    close(out_pipe[0]);
+    close(out_pipe[1]);
+    execv(argv[0], argv);
+    _exit(127);
+  }
+  close(in_pipe[0]);
+  close(out_pipe[1]);
+  c->to_child = in_pipe[1];
+  c->from_child = out_pipe[0];
+  c->in_cap = FLOOR_CHUNK;
+  c->in = malloc(c->in_cap);
+  c->out_cap = FLOOR_CHUNK;
+  c->out = malloc(c->out_cap);
+  if (c->in == NULL || c->out == NULL)
+    floor_die("malloc");
+  c->in_len = c->in_off = c->out_len = 0;
+}
+
+/* Queues one tools/call echo request (printed by cJSON) with this id. */
+static void
+floor_queue_call(floor_conn_t *c, int id)
+{
+  cJSON *req = cJSON_CreateObject();
+  cJSON *params;
+  char *text;
+  size_t n;
+
+  cJSON_AddStringToObject(req, "jsonrpc", "2.0");
+  cJSON_AddNumberToObject(req, "id", id);
+  cJSON_AddStringToObject(req, "method", "tools/call");
+  params = cJSON_AddObjectToObject(req, "params");
+  cJSON_AddStringToObject(params, "name", "echo");
+  cJSON_AddStringToObject(cJSON_AddObjectToObject(params, "arguments"),
+    "message", "hello");
+  text = cJSON_PrintUnformatted(req);
+  if (text == NULL)
+    floor_die("cJSON_PrintUnformatted");
+  n = strlen(text);
+  while (c->out_cap - c->out_len < n + 1)
+  {
+    c->out_cap *= 2;
+    c->out = realloc(c->out, c->out_cap);
+    if (c->out == NULL)
+      floor_die("realloc");
+  }
+  memcpy(c->out + c->out_len, text, n);
+  c->out[c->out_len + n] = '\n';
+  c->out_len += n + 1;
+  cJSON_free(text);
+  cJSON_Delete(req);
+}
+
+static void
+floor_flush(floor_conn_t *c)
+{
+  size_t off = 0;
+  ssize_t n;
+
+  while (off < c->out_len)
+  {
+    n = write(c->to_child, c->out + off, c->out_len - off);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      floor_die("write");
+    off += (size_t) n;
+  }
+  c->out_len = 0;
+}
+
+/* Returns the next complete line (NUL-terminated in place) or NULL when
+ * the buffer holds none; never reads. */
+static char *
+floor_next_line(floor_conn_t *c, size_t *len)
+{
+  char *start = c->in + c->in_off;
+  char *nl = memchr(start, '\n', c->in_len - c->in_off);
+
+  if (nl == NULL)
+    return NULL;
+  *nl = '\0';
+  *len = (size_t) (nl - start);
+  c->in_off += *len + 1;
+  return start;
+}
+
+/* One read(2); compacts first. */
+static void
+floor_fill(floor_conn_t *c)
+{
+  ssize_t n;
+
+  if (c->in_off > 0)
+  {
+    memmove(c->in, c->in + c->in_off, c->in_len - c->in_off);
+    c->in_len -= c->in_off;
+    c->in_off = 0;
+  }
+  if (c->in_cap - c->in_len < FLOOR_CHUNK / 2)
+  {
+    c->in_cap *= 2;
+    c->in = realloc(c->in, c->in_cap);
+    if (c->in == NULL)
+      floor_die("realloc");
+  }
+  do
+    n = read(c->from_child, c->in + c->in_len, c->in_cap - c->in_len - 1);
+  while (n < 0 && errno == EINTR);
+  if (n <= 0)
+    floor_die("read: the server closed its stdout");
+  c->in_len += (size_t) n;
+}
+
+/* Parses one response and checks it; returns its id. */
+static int
+floor_parse(const char *line, size_t len)
+{
+  cJSON *res = cJSON_ParseWithLength(line, len);
+  cJSON *id;
+  cJSON *result;
+  cJSON *content;
+  cJSON *text;
+  int n;
+
+  if (res == NULL)
+    floor_die("unparsable response");
+  id = cJSON_GetObjectItemCaseSensitive(res, "id");
+  result = cJSON_GetObjectItemCaseSensitive(res, "result");
+  content = cJSON_GetObjectItemCaseSensitive(result, "content");
+  text = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(content, 0),
+    "text");
+  if (!cJSON_IsNumber(id) || !cJSON_IsString(text)
+      || strcmp(text->valuestring, "hello") != 0)
+  {
+    errno = 0;
+    floor_die("unexpected response");
+  }
+  n = id->valueint;
+  cJSON_Delete(res);
+  return n;
+}
+
+/* Reads until one full line is there and returns it. */
+static char *
+floor_read_line(floor_conn_t *c, size_t *len)
+{
+  char *line;
+
+  for (;;)
+  {
+    line = floor_next_line(c, len);
+    if (line != NULL)
+      return line;
+    floor_fill(c);
+  }
+}
+
+static int
+floor_cmp(const void *a, const void *b)
+{
+  double x = *(const double *) a;
+  double y = *(const double *) b;
+
+  return (x > y) - (x < y);
+}
+
+static void
+floor_report(const char *name, double *lat, int n, double secs, int window,
+  int last)
+{
+  qsort(lat, (size_t) n, sizeof *lat, floor_cmp);
+  printf("  \"%s\": {\"calls\": %d, \"concurrency\": %d, \"seconds\": %.6f, "
+    "\"calls_per_s\": %.1f, \"p50_us\": %.1f, \"p99_us\": %.1f}%s\n",
+    name, n, window, secs, n / secs, lat[n / 2],
+    lat[(int) ((double) n * 0.99)], last ? "" : ",");
+}
+
+int
+main(int argc, char **argv)
+{
+  floor_conn_t c;
+  char *child_argv[2];
+  int calls = 20000;
+  int inflight_calls = 20000;
+  int window = 64;
+  double *lat;
+  double *sent;
+  double t0;
+  double t1;
+  size_t len;
+  char *line;
+  int i;
+  int done;
+  int next;
+  int status;
+  int cold = 0;
+
+  if (argc < 2)
+  {
+    fprintf(stderr, "usage: floor SERVER [--calls N] [--inflight-calls N] "
+      "[--window W] | --cold\n");
+    return 2;
+  }
+  for (i = 2; i < argc; i += 2)
+  {
+    if (strcmp(argv[i], "--cold") == 0)
+    {
+      cold = 1;
+      i--;
+    }
+    else if (i + 1 >= argc)
+      break;
+    else if (strcmp(argv[i], "--calls") == 0)
+      calls = atoi(argv[i + 1]);
+    else if (strcmp(argv[i], "--inflight-calls") == 0)
+      inflight_calls = atoi(argv[i + 1]);
+    else if (strcmp(argv[i], "--window") == 0)
+      window = atoi(argv[i + 1]);
+  }
+  if (calls < 1 || inflight_calls < 1 || window < 1)
+  {
+    fprintf(stderr, "floor: counts must be positive\n");
+    return 2;
+  }
+  signal(SIGPIPE, SIG_IGN);
+  child_argv[0] = argv[1];
+  child_argv[1] = NULL;
+  floor_spawn(&c, child_argv);
+
+  /* The handshake, untimed. */
+  {
+    static const char init[] = "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":"
+      "\"initialize\",\"params\":{\"protocolVersion\":\"2025-11-25\","
+      "\"capabilities\":{},\"clientInfo\":{\"name\":\"floor\","
+      "\"version\":\"1\"}}}\n{\"jsonrpc\":\"2.0\",\"method\":"
+      "\"notifications/initialized\"}\n";
+
+    memcpy(c.out, init, sizeof init - 1);
+    c.out_len = sizeof init - 1;
+    floor_flush(&c);
+    floor_read_line(&c, &len);
+  }
+  if (cold)
+  {
+    floor_queue_call(&c, 1);
+    floor_flush(&c);
+    line = floor_read_line(&c, &len);
+    floor_parse(line, len);
+    close(c.to_child);
+    waitpid(c.pid, &status, 0);
+    return 0;
+  }
+
+  lat = malloc(sizeof *lat * (size_t) (calls > inflight_calls ? calls
+    : inflight_calls));
+  sent = malloc(sizeof *sent * (size_t) inflight_calls);
+  if (lat == NULL || sent == NULL)
+    floor_die("malloc");
+
+  /* Warm-up, then sequential round trips. */
+  for (i = 0; i < 200; i++)
+  {
+    floor_queue_call(&c, i + 1);
+    floor_flush(&c);
+    line = floor_read_line(&c, &len);
+    floor_parse(line, len);
+  }
+  printf("{\n");
+  t0 = floor_now_us();
+  for (i = 0; i < calls; i++)
+  {
+    double s = floor_now_us();
+
+    floor_queue_call(&c, i + 1);
+    floor_flush(&c);
+    line = floor_read_line(&c, &len);
+    if (floor_parse(line, len) != i + 1)
+      floor_die("out-of-order response");
+    lat[i] = floor_now_us() - s;
+  }
+  t1 = floor_now_us();
+  floor_report("seq", lat, calls, (t1 - t0) / 1e6, 1, 0);
+
+  /* A window of calls in flight. */
+  t0 = floor_now_us();
+  next = 0;
+  done = 0;
+  while (next < window && next < inflight_calls)
+  {
+    sent[next] = t0;
+    floor_queue_call(&c, next);
+    next++;
+  }
+  floor_flush(&c);
+  while (done < inflight_calls)
+  {
+    double now;
+    int id;
+
+    floor_fill(&c);
+    now = floor_now_us();
+    for (;;)
+    {
+      line = floor_next_line(&c, &len);
+      if (line == NULL)
+        break;
+      id = floor_parse(line, len);
+      lat[done++] = now - sent[id];
+      if (next < inflight_calls)
+      {
+        sent[next] = floor_now_us();
+        floor_queue_call(&c, next);
+        next++;
+      }
+    }
+    floor_flush(&c);
+  }
+  t1 = floor_now_us();
+  floor_report("inflight", lat, inflight_calls, (t1 - t0) / 1e6, window, 1);
+  printf("}\n");
+
+  close(c.to_child);
+  waitpid(c.pid, &status, 0);
+  free(lat);
+  free(sent);
+  free(c.in);
+  free(c.out);
+  return 0;
+}

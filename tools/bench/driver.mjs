@@ -1,0 +1,278 @@
+// driver.mjs: runs every phase of the benchmark in one run and reports.
+// tools/bench/run.sh builds the C parts and calls it; see that file for
+// the options. For each target (only stdio for now) it runs the floor,
+// bench/luamcp_bench.lua through build/luamcp, bench/ts_sdk_bench.mjs
+// under node, then times the cold start of both programs (and of the
+// floor) itself. It prints a table (phase | floor | luamcp | TS SDK |
+// luamcp vs TS | target | met) and writes the same figures as JSON.
+// There are no timing assertions: the exit status is 0 when every phase
+// completed and produced its figures, 1 otherwise.
+import { spawnSync } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+
+// ---- options ----------------------------------------------------------------
+
+const opts = {
+  root: process.cwd(),
+  buildDir: "build",
+  out: "bench/results/latest.json",
+  calls: 20000,
+  inflightCalls: 20000,
+  concurrency: 64,
+  connectReps: 20,
+  tools: 2000,
+  listReps: 10,
+  coldReps: 10,
+  label: "bench",
+};
+{
+  const argv = process.argv.slice(2);
+  for (let i = 0; i < argv.length; i += 2) {
+    const m = /^--(.+)$/.exec(argv[i]);
+    if (!m || argv[i + 1] === undefined) throw new Error(`bad argument '${argv[i]}'`);
+    const key = m[1].replace(/-(.)/g, (_, c) => c.toUpperCase());
+    if (!(key in opts)) throw new Error(`unknown option --${m[1]}`);
+    opts[key] = typeof opts[key] === "number" ? Number(argv[i + 1]) : argv[i + 1];
+  }
+}
+const root = path.resolve(opts.root);
+const bdir = path.resolve(root, opts.buildDir);
+const luamcp = path.join(bdir, "luamcp");
+const fixture = path.join(bdir, "bench", "fixture_server");
+const floorBin = path.join(bdir, "bench", "floor");
+
+// ---- running programs ---------------------------------------------------------
+
+const failures = [];
+
+// Runs a program that prints one JSON object; returns it, or null (and
+// records the failure).
+function runJson(what, cmd, args) {
+  const t0 = process.hrtime.bigint();
+  const r = spawnSync(cmd, args, { cwd: root, encoding: "utf8",
+    stdio: ["ignore", "pipe", "inherit"], maxBuffer: 64 << 20 });
+  const secs = Number(process.hrtime.bigint() - t0) / 1e9;
+  if (r.error || r.status !== 0) {
+    failures.push(`${what}: ${r.error ? r.error.message : "exit status " + r.status}`);
+    return null;
+  }
+  try {
+    // The whole output is one JSON object (the floor prints it on
+    // several lines, the clients on one).
+    const res = JSON.parse(r.stdout);
+    process.stderr.write(`  ${what}: done in ${secs.toFixed(1)} s\n`);
+    return res;
+  } catch (e) {
+    failures.push(`${what}: bad JSON output (${e.message})`);
+    return null;
+  }
+}
+
+// Wall time of whole program runs, in ms: the median of reps runs of each
+// program, after one untimed run of each that warms the page cache. The
+// programs take turns, so that noise from other work on the machine falls
+// on all of them alike. progs: { name: [cmd, args] }; returns
+// { name: { median, min, reps } | null }.
+function timePrograms(what, progs, reps) {
+  const names = Object.keys(progs);
+  const samples = Object.fromEntries(names.map((n) => [n, []]));
+  const out = Object.fromEntries(names.map((n) => [n, null]));
+  const failed = new Set();
+  for (let i = -1; i < reps; i++) {
+    for (const n of names) {
+      if (failed.has(n)) continue;
+      const [cmd, args] = progs[n];
+      const t0 = process.hrtime.bigint();
+      const r = spawnSync(cmd, args, { cwd: root, stdio: ["ignore", "ignore", "inherit"] });
+      const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+      if (r.error || r.status !== 0) {
+        failures.push(`${what} ${n}: ${r.error ? r.error.message : "exit status " + r.status}`);
+        failed.add(n);
+      } else if (i >= 0) {
+        samples[n].push(ms);
+      }
+    }
+  }
+  for (const n of names) {
+    if (failed.has(n)) continue;
+    const s = samples[n].sort((a, b) => a - b);
+    out[n] = { median: s[Math.floor(s.length / 2)], min: s[0], reps };
+  }
+  process.stderr.write(`  ${what}: done\n`);
+  return out;
+}
+
+// ---- targets ------------------------------------------------------------------
+
+const phaseArgs = [
+  "--calls", String(opts.calls), "--inflight-calls", String(opts.inflightCalls),
+  "--concurrency", String(opts.concurrency), "--connect-reps", String(opts.connectReps),
+  "--tools", String(opts.tools), "--list-reps", String(opts.listReps),
+];
+
+// Each target says how to reach its servers; the phases are the same.
+const targets = [
+  {
+    name: "stdio",
+    clientArgs: ["--target", "stdio", "--server", fixture],
+    floorArgs: [fixture, "--calls", String(opts.calls),
+      "--inflight-calls", String(opts.inflightCalls), "--window", String(opts.concurrency)],
+    coldLuamcp: [luamcp, ["run", "bench/cold.lua", fixture]],
+    coldTs: [process.execPath, ["bench/ts_cold.mjs", fixture]],
+    coldFloor: [floorBin, [fixture, "--cold"]],
+    setup() { return true; },
+    teardown() {},
+  },
+  // TODO(http): { name: "http", setup() starts the HTTP fixture (JSON and
+  // SSE response modes) on 127.0.0.1:0 and reads its "READY <port>" line,
+  // clientArgs: ["--target", "http", "--url", ..., "--big-url", ...],
+  // floorArgs for an HTTP floor (keep-alive POST ping-pong), teardown()
+  // stops the server }. The targets of the issue for HTTP are already in
+  // TARGETS below (stdio rows are matched by target name).
+];
+
+// ---- one run --------------------------------------------------------------------
+
+const results = {
+  label: opts.label,
+  date: new Date().toISOString(),
+  machine: {
+    cpus: os.cpus().length,
+    cpu_model: os.cpus()[0] ? os.cpus()[0].model : "unknown",
+    kernel: `${os.type()} ${os.release()}`,
+    node: process.version,
+  },
+  params: { calls: opts.calls, inflight_calls: opts.inflightCalls,
+    concurrency: opts.concurrency, connect_reps: opts.connectReps,
+    tools: opts.tools, list_reps: opts.listReps, cold_reps: opts.coldReps },
+  targets: {},
+};
+
+for (const t of targets) {
+  process.stderr.write(`${opts.label}: target ${t.name}\n`);
+  if (!t.setup()) {
+    failures.push(`${t.name}: setup failed`);
+    continue;
+  }
+  const r = {};
+  r.floor = runJson(`${t.name} floor`, floorBin, t.floorArgs);
+  r.luamcp = runJson(`${t.name} luamcp`, luamcp,
+    ["run", "bench/luamcp_bench.lua", "--cpath", path.join(bdir, "bench"),
+      ...t.clientArgs, ...phaseArgs]);
+  r.ts_sdk = runJson(`${t.name} TS SDK`, process.execPath,
+    ["bench/ts_sdk_bench.mjs", ...t.clientArgs, ...phaseArgs]);
+  r.cold_ms = timePrograms(`${t.name} cold start`,
+    { floor: t.coldFloor, luamcp: t.coldLuamcp, ts_sdk: t.coldTs }, opts.coldReps);
+  t.teardown();
+  results.targets[t.name] = r;
+}
+
+// ---- the table --------------------------------------------------------------------
+
+// Targets from issue 6, as "how many times better luamcp must be than the
+// TS SDK" (higher is better), plus the latency bound against the floor.
+const TARGETS = {
+  "stdio seq calls/s": 1.8,
+  "stdio 64 in flight calls/s": 5,
+  "http seq calls/s": 8,
+  "http 64 in flight calls/s": 25,
+  "stdio tools/list warm": 3,
+  "http tools/list warm": 3,
+  "stdio cold start": 20,
+  "stdio peak RSS": 10,
+  "http peak RSS": 10,
+};
+
+const get = (obj, keys) => keys.reduce((o, k) => (o == null ? undefined : o[k]), obj);
+const rows = [];
+
+// kind "higher": luamcp/TS; "lower": TS/luamcp. Either way > 1 is luamcp ahead.
+function row(target, phase, unit, kind, floorV, luaV, tsV, goalKey) {
+  let ratio = null;
+  if (typeof luaV === "number" && typeof tsV === "number" && luaV > 0 && tsV > 0) {
+    ratio = kind === "higher" ? luaV / tsV : tsV / luaV;
+  }
+  const goal = TARGETS[`${target} ${goalKey || phase}`];
+  rows.push({ target, phase, unit, better: kind, floor: floorV ?? null,
+    luamcp: luaV ?? null, ts_sdk: tsV ?? null, luamcp_vs_ts: ratio,
+    goal: goal ?? null, met: goal && ratio != null ? ratio >= goal : null });
+}
+
+for (const [name, r] of Object.entries(results.targets)) {
+  const L = r.luamcp, T = r.ts_sdk, F = r.floor;
+  row(name, "connect+initialize", "ms", "lower", null,
+    get(L, ["connect_ms", "median"]), get(T, ["connect_ms", "median"]));
+  row(name, "seq calls/s", "1/s", "higher", get(F, ["seq", "calls_per_s"]),
+    get(L, ["seq", "calls_per_s"]), get(T, ["seq", "calls_per_s"]));
+  row(name, "seq p50", "µs", "lower", get(F, ["seq", "p50_us"]),
+    get(L, ["seq", "p50_us"]), get(T, ["seq", "p50_us"]));
+  row(name, "seq p99", "µs", "lower", get(F, ["seq", "p99_us"]),
+    get(L, ["seq", "p99_us"]), get(T, ["seq", "p99_us"]));
+  row(name, `${opts.concurrency} in flight calls/s`, "1/s", "higher",
+    get(F, ["inflight", "calls_per_s"]), get(L, ["inflight", "calls_per_s"]),
+    get(T, ["inflight", "calls_per_s"]), "64 in flight calls/s");
+  row(name, `${opts.concurrency} in flight p50`, "µs", "lower",
+    get(F, ["inflight", "p50_us"]), get(L, ["inflight", "p50_us"]),
+    get(T, ["inflight", "p50_us"]));
+  row(name, `${opts.concurrency} in flight p99`, "µs", "lower",
+    get(F, ["inflight", "p99_us"]), get(L, ["inflight", "p99_us"]),
+    get(T, ["inflight", "p99_us"]));
+  row(name, "tools/list first", "ms", "lower", null,
+    get(L, ["list_tools", "first_ms"]), get(T, ["list_tools", "first_ms"]));
+  row(name, "tools/list warm", "ms", "lower", null,
+    get(L, ["list_tools", "warm_ms"]), get(T, ["list_tools", "warm_ms"]));
+  row(name, "peak RSS", "MB", "lower", null,
+    L && L.peak_rss_kb / 1024, T && T.peak_rss_kb / 1024);
+  row(name, "cold start", "ms", "lower", get(r.cold_ms, ["floor", "median"]),
+    get(r.cold_ms, ["luamcp", "median"]), get(r.cold_ms, ["ts_sdk", "median"]));
+  // Sequential latency against the floor: at most 1.3x.
+  const lp50 = get(L, ["seq", "p50_us"]), fp50 = get(F, ["seq", "p50_us"]);
+  if (typeof lp50 === "number" && typeof fp50 === "number") {
+    const x = lp50 / fp50;
+    rows.push({ target: name, phase: "seq p50 / floor p50", unit: "x",
+      better: "lower", floor: 1, luamcp: x, ts_sdk: get(T, ["seq", "p50_us"]) / fp50,
+      luamcp_vs_ts: null, goal: 1.3, met: x <= 1.3, goal_kind: "at most" });
+  }
+}
+results.rows = rows;
+
+function fmt(v, unit) {
+  if (v == null || Number.isNaN(v)) return "-";
+  if (unit === "1/s") return Math.round(v).toLocaleString("en-US");
+  if (unit === "x") return v.toFixed(2) + "x";
+  if (v >= 100) return v.toFixed(0);
+  if (v >= 10) return v.toFixed(1);
+  return v.toFixed(2);
+}
+
+const header = ["phase", "floor", "luamcp", "TS SDK", "luamcp vs TS", "target", "met"];
+const lines = rows.map((r) => [
+  `${r.target} ${r.phase}` + (r.unit === "x" ? "" : ` (${r.unit})`),
+  r.phase.includes("/ floor") ? "" : fmt(r.floor, r.unit),
+  fmt(r.luamcp, r.unit),
+  fmt(r.ts_sdk, r.unit),
+  r.luamcp_vs_ts == null ? "" : r.luamcp_vs_ts.toFixed(2) + "x",
+  r.goal == null ? "" : (r.goal_kind === "at most" ? "<= " : ">= ") + r.goal + "x",
+  r.met == null ? "" : r.met ? "yes" : "NO",
+]);
+const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)));
+const fmtLine = (cells) => "| " + cells.map((c, i) => (i === 0 ? c.padEnd(widths[i])
+  : c.padStart(widths[i]))).join(" | ") + " |";
+const table = [fmtLine(header),
+  "|" + widths.map((w, i) => (i === 0 ? "-".repeat(w + 2) : "-".repeat(w + 1) + ":")).join("|") + "|",
+  ...lines.map(fmtLine)].join("\n");
+
+process.stdout.write(`\n${table}\n\n`);
+process.stdout.write(`"luamcp vs TS": how many times better luamcp is (>1: luamcp ahead). ` +
+  `${results.machine.cpus} CPUs, ${results.machine.cpu_model}, node ${results.machine.node}.\n`);
+results.failures = failures;
+const outPath = path.resolve(root, opts.out);
+mkdirSync(path.dirname(outPath), { recursive: true });
+writeFileSync(outPath, JSON.stringify(results, null, 2) + "\n");
+process.stdout.write(`figures written to ${path.relative(root, outPath)}\n`);
+if (failures.length > 0) {
+  for (const f of failures) process.stderr.write(`${opts.label}: FAILED ${f}\n`);
+  process.exit(1);
+}

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# run.sh - the benchmark of luamcp against the TypeScript SDK client.
+#
+# Builds the C parts of the benchmark (bench/fixture_server.c, bench/floor.c
+# and the Lua clock module bench/benchclock.c) into $BUILD_DIR/bench, then
+# runs tools/bench/driver.mjs, which runs every phase and prints the table.
+# Expects build/luamcp (make build) and the SDK in .deps/bench (make bench
+# installs both).
+#
+#   tools/bench/run.sh            the sizes of issue 6 (20,000 calls...);
+#                                 figures in bench/results/latest.json
+#   tools/bench/run.sh --smoke    a few hundred calls, no timing assertion,
+#                                 < 60 s; prints "bench-smoke: ok" and exits
+#                                 0 when every phase completed
+#   extra options go to the driver (e.g. --calls 5000).
+set -eu
+cd "$(dirname "$0")/../.."
+BUILD_DIR="${BUILD_DIR:-build}"
+DEPS_DIR="${DEPS_DIR:-.deps}"
+CC="${CC:-cc}"
+CFLAGS="${BENCH_CFLAGS:--O2 -g}"
+WARN="-std=c99 -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L"
+
+smoke=0
+if [ "${1:-}" = "--smoke" ]; then
+  smoke=1
+  shift
+fi
+
+for need in "$BUILD_DIR/luamcp" \
+    "$DEPS_DIR/bench/node_modules/@modelcontextprotocol/sdk/package.json"; do
+  if [ ! -e "$need" ]; then
+    echo "run.sh: missing $need (run 'make bench' or 'make bench-smoke')" >&2
+    exit 1
+  fi
+done
+
+mkdir -p "$BUILD_DIR/bench"
+# shellcheck disable=SC2086
+$CC $WARN $CFLAGS -o "$BUILD_DIR/bench/fixture_server" bench/fixture_server.c \
+  $(pkg-config --cflags --libs libcjson)
+# shellcheck disable=SC2086
+$CC $WARN $CFLAGS -o "$BUILD_DIR/bench/floor" bench/floor.c \
+  $(pkg-config --cflags --libs libcjson)
+# shellcheck disable=SC2086
+$CC $WARN $CFLAGS -shared -fPIC -o "$BUILD_DIR/bench/benchclock.so" \
+  bench/benchclock.c $(pkg-config --cflags lua5.4 2>/dev/null || echo -I/usr/include/lua5.4)
+
+case "$DEPS_DIR" in
+  /*) deps_abs="$DEPS_DIR" ;;
+  *) deps_abs="$PWD/$DEPS_DIR" ;;
+esac
+export BENCH_SDK_DIR="$deps_abs/bench/node_modules/@modelcontextprotocol/sdk"
+if [ "$smoke" = 1 ]; then
+  node tools/bench/driver.mjs --build-dir "$BUILD_DIR" --label bench-smoke \
+    --out bench/results/smoke.json --calls 300 --inflight-calls 300 \
+    --connect-reps 3 --tools 200 --list-reps 2 --cold-reps 2 "$@"
+  echo "bench-smoke: ok"
+else
+  node tools/bench/driver.mjs --build-dir "$BUILD_DIR" --label bench "$@"
+fi
