@@ -57,6 +57,7 @@ ct_run(char **argv, posix_spawn_file_actions_t *fa, int *status)
   rc = posix_spawnp(&pid, argv[0], fa, NULL, argv, environ);
   if (rc != 0)
   {
+    fprintf(stderr, "coldtime: cannot start %s: %s\n", argv[0], strerror(rc));
     *status = 127;
     return -1;
   }
@@ -132,7 +133,8 @@ main(int argc, char **argv)
     }
     qsort(samples[i], (size_t) reps, sizeof *samples[i], ct_cmp);
     printf("%s{\"median_ms\": %.3f, \"min_ms\": %.3f, \"reps\": %d, "
-      "\"status\": 0}", i ? ", " : "", samples[i][reps / 2], samples[i][0],
+      "\"status\": 0}", i ? ", " : "", reps % 2 ? samples[i][reps / 2]
+      : (samples[i][reps / 2 - 1] + samples[i][reps / 2]) / 2, samples[i][0],
       reps);
   }
   printf("]\n");

@@ -143,7 +143,7 @@ fix_build_tools(int ntools)
       snprintf(name, sizeof name, "tool-%d", i);
       cJSON_AddStringToObject(tool, "name", name);
       cJSON_AddStringToObject(tool, "description",
-        "A benchmark tool that echoes 'message'; listed to make the list long.");
+        "A benchmark tool that echoes 'message'; it makes the list long.");
     }
     cJSON_AddStringToObject(prop, "type", "string");
     cJSON_AddStringToObject(prop, "description", "The text to echo back.");

@@ -91,7 +91,9 @@ local function median(list)
   local sorted = {}
   for i, v in ipairs(list) do sorted[i] = v end
   table.sort(sorted)
-  return percentile(sorted, 0.5)
+  local n = #sorted
+  if n % 2 == 1 then return sorted[(n + 1) // 2] end
+  return (sorted[n // 2] + sorted[n // 2 + 1]) / 2
 end
 
 -- lat: latencies in ns; elapsed: ns for the whole phase.

@@ -77,7 +77,11 @@ function percentile(sorted, p) {
   return sorted[idx];
 }
 
-const median = (list) => percentile([...list].sort((a, b) => a - b), 0.5);
+function median(list) {
+  const s = [...list].sort((a, b) => a - b);
+  const n = s.length;
+  return n % 2 ? s[(n - 1) / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+}
 
 function summary(lat, elapsed, concurrency) {
   const sorted = Float64Array.from(lat).sort();

@@ -106,7 +106,7 @@ function M.http_server(name, args)
   end
   local deadline = core.now() + 10000
   while true do
-    local port = slurp(out):match("^READY (%d+)\n")
+    local port = ("\n" .. slurp(out)):match("\nREADY (%d+)\n")
     if port then
       server.port = tonumber(port)
       return server

@@ -201,7 +201,8 @@ on_endpoint(xfer_t *x, const char *data)
     lose(t, "the legacy server's endpoint %.100s is not on its origin", data);
     return;
   }
-  free(t->post_url);
+  if (t->post_url != t->url)
+    free(t->post_url);
   t->post_url = resolved;
   flush_queue(t);
 }
@@ -479,6 +480,8 @@ on_headers(mcp_http_t *req, int status, const mcp_http_header_t *headers,
     mcp_buf_init(&x->body, ERROR_BODY_MAX); /* keep the start, for errors */
     return;
   }
+  if (x->kind == X_POST)
+    t->decided = 1; /* the server speaks Streamable HTTP (or legacy) */
   for (i = 0; i < n; i++) {
     if (header_is(&headers[i], "content-type")) {
       if (strncasecmp(headers[i].value, "text/event-stream", 17) == 0)
@@ -575,7 +578,9 @@ post_done(http_transport_t *t, xfer_t *x, const mcp_error_t *err)
     }
     if (x->is_json && x->body.len > 0 && err == NULL)
       deliver(t, x->body.data, x->body.len);
-    if (x->request_id == 0 || !t->cb.is_pending(t->ud, x->request_id))
+    /* Legacy answers come on the GET stream, not on the POST. */
+    if (t->legacy || x->request_id == 0 ||
+        !t->cb.is_pending(t->ud, x->request_id))
       return;
     /* A request whose answer did not come on this stream. */
     if (x->is_sse && x->last_id != NULL)

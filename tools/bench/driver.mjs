@@ -3,7 +3,7 @@
 // the options. For each target (only stdio for now) it runs the floor,
 // bench/luamcp_bench.lua through build/luamcp, bench/ts_sdk_bench.mjs
 // under node, then times the cold start of both programs (and of the
-// floor) itself. It prints a table (phase | floor | luamcp | TS SDK |
+// floor) with bench/coldtime. It prints a table (phase | floor | luamcp | TS SDK |
 // luamcp vs TS | target | met) and writes the same figures as JSON.
 // There are no timing assertions: the exit status is 0 when every phase
 // completed and produced its figures, 1 otherwise.
@@ -42,6 +42,7 @@ const bdir = path.resolve(root, opts.buildDir);
 const luamcp = path.join(bdir, "luamcp");
 const fixture = path.join(bdir, "bench", "fixture_server");
 const floorBin = path.join(bdir, "bench", "floor");
+const coldtime = path.join(bdir, "bench", "coldtime");
 
 // ---- running programs ---------------------------------------------------------
 
@@ -70,36 +71,31 @@ function runJson(what, cmd, args) {
   }
 }
 
-// Wall time of whole program runs, in ms: the median of reps runs of each
-// program, after one untimed run of each that warms the page cache. The
-// programs take turns, so that noise from other work on the machine falls
-// on all of them alike. progs: { name: [cmd, args] }; returns
+// Wall time of whole program runs, timed by bench/coldtime (posix_spawn;
+// node's spawnSync would add ~6 ms to each run): the median of reps runs,
+// the programs taking turns. progs: { name: [cmd, args] }; returns
 // { name: { median, min, reps } | null }.
 function timePrograms(what, progs, reps) {
   const names = Object.keys(progs);
-  const samples = Object.fromEntries(names.map((n) => [n, []]));
+  const args = [String(reps)];
+  for (const n of names) args.push("--", progs[n][0], ...progs[n][1]);
+  const r = spawnSync(coldtime, args, { cwd: root, encoding: "utf8",
+    stdio: ["ignore", "pipe", "inherit"] });
   const out = Object.fromEntries(names.map((n) => [n, null]));
-  const failed = new Set();
-  for (let i = -1; i < reps; i++) {
-    for (const n of names) {
-      if (failed.has(n)) continue;
-      const [cmd, args] = progs[n];
-      const t0 = process.hrtime.bigint();
-      const r = spawnSync(cmd, args, { cwd: root, stdio: ["ignore", "ignore", "inherit"] });
-      const ms = Number(process.hrtime.bigint() - t0) / 1e6;
-      if (r.error || r.status !== 0) {
-        failures.push(`${what} ${n}: ${r.error ? r.error.message : "exit status " + r.status}`);
-        failed.add(n);
-      } else if (i >= 0) {
-        samples[n].push(ms);
-      }
+  let list = [];
+  try {
+    list = JSON.parse(r.stdout);
+  } catch (e) {
+    failures.push(`${what}: coldtime failed (${r.error ? r.error.message : e.message})`);
+  }
+  names.forEach((n, i) => {
+    const x = list[i];
+    if (x && x.status === 0) {
+      out[n] = { median: x.median_ms, min: x.min_ms, reps: x.reps };
+    } else if (x) {
+      failures.push(`${what} ${n}: exit status ${x.status}`);
     }
-  }
-  for (const n of names) {
-    if (failed.has(n)) continue;
-    const s = samples[n].sort((a, b) => a - b);
-    out[n] = { median: s[Math.floor(s.length / 2)], min: s[0], reps };
-  }
+  });
   process.stderr.write(`  ${what}: done\n`);
   return out;
 }

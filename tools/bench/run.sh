@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # run.sh - the benchmark of luamcp against the TypeScript SDK client.
 #
-# Builds the C parts of the benchmark (bench/fixture_server.c, bench/floor.c
-# and the Lua clock module bench/benchclock.c) into $BUILD_DIR/bench, then
-# runs tools/bench/driver.mjs, which runs every phase and prints the table.
+# Builds the C parts of the benchmark (bench/fixture_server.c, bench/floor.c,
+# bench/coldtime.c and the Lua clock module bench/benchclock.c) into
+# $BUILD_DIR/bench, then runs tools/bench/driver.mjs, which runs every phase
+# and prints the table.
 # Expects build/luamcp (make build) and the SDK in .deps/bench (make bench
 # installs both).
 #
@@ -42,6 +43,8 @@ $CC $WARN $CFLAGS -o "$BUILD_DIR/bench/fixture_server" bench/fixture_server.c \
 # shellcheck disable=SC2086
 $CC $WARN $CFLAGS -o "$BUILD_DIR/bench/floor" bench/floor.c \
   $(pkg-config --cflags --libs libcjson)
+# shellcheck disable=SC2086
+$CC $WARN $CFLAGS -o "$BUILD_DIR/bench/coldtime" bench/coldtime.c
 # shellcheck disable=SC2086
 $CC $WARN $CFLAGS -shared -fPIC -o "$BUILD_DIR/bench/benchclock.so" \
   bench/benchclock.c $(pkg-config --cflags lua5.4 2>/dev/null || echo -I/usr/include/lua5.4)
