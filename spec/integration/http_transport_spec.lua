@@ -1,0 +1,194 @@
+-- MCP over HTTP against real servers: server-everything in streamableHttp
+-- and sse modes, and a fault-injecting fixture of our own.
+local fixture = require "spec.support.fixture"
+local mcp = require "mcp"
+local core = require "mcp.core"
+
+local function with_server(name, args, fn)
+  local srv = fixture.http_server(name, args)
+  local ok, err = pcall(fn, srv)
+  srv.stop()
+  if not ok then error(err, 0) end
+end
+
+local function text_reply(t)
+  return { role = "assistant", content = { type = "text", text = t }, model = "m", stopReason = "endTurn" }
+end
+
+describe("server-everything over Streamable HTTP", function()
+  it("lists and calls tools, with progress and a sampling request on the POST's stream", function()
+    run_async(function()
+      with_server("everything_http", { "streamableHttp" }, function(srv)
+        local client <close> = assert(mcp.connect{ url = srv.url("/mcp"), on_log = function() end,
+          handlers = { sampling = function() return text_reply("sampled over HTTP") end } })
+        assert.equal("streamable-http", client.transport)
+        assert.equal("2025-11-25", client.protocol_version)
+        assert.is_true(#assert(client:list_tools()) >= 10)
+        assert.matches("5", assert(client:call_tool("get-sum", { a = 2, b = 3 })).content[1].text)
+        local seen = 0
+        assert(client:call_tool("trigger-long-running-operation", { duration = 0.4, steps = 2 },
+          { on_progress = function() seen = seen + 1 end }))
+        assert.equal(2, seen)
+        local r = assert(client:call_tool("trigger-sampling-request", { prompt = "x" }))
+        assert.matches("sampled over HTTP", r.content[1].text)
+        assert.is_true(client:ping())
+      end)
+    end, 40)
+  end)
+end)
+
+describe("server-everything over the legacy HTTP+SSE transport", function()
+  it("is found by auto mode's fallback and works", function()
+    run_async(function()
+      with_server("everything_http", { "sse" }, function(srv)
+        local client <close> = assert(mcp.connect{ url = srv.url("/sse"), on_log = function() end })
+        assert.equal("sse", client.transport)
+        assert.matches("5", assert(client:call_tool("get-sum", { a = 2, b = 3 })).content[1].text)
+        local seen = 0
+        assert(client:call_tool("trigger-long-running-operation", { duration = 0.3, steps = 3 },
+          { on_progress = function() seen = seen + 1 end }))
+        assert.equal(3, seen)
+      end)
+    end, 40)
+  end)
+
+  it("is used directly with transport = 'sse'", function()
+    run_async(function()
+      with_server("everything_http", { "sse" }, function(srv)
+        local client <close> = assert(mcp.connect{ url = srv.url("/sse"), transport = "sse" })
+        assert.equal("sse", client.transport)
+        assert.is_true(client:ping())
+      end)
+    end, 40)
+  end)
+end)
+
+describe("an HTTP server that misbehaves", function()
+  local function connect(srv, opts)
+    local o = { url = srv.url("/mcp") }
+    for k, v in pairs(opts or {}) do o[k] = v end
+    return mcp.connect(o)
+  end
+
+  local function stats(client)
+    return mcp.json.decode(assert(client:call_tool("stats", {})).content[1].text)
+  end
+
+  it("answers as JSON or SSE, with a priming event", function()
+    run_async(function()
+      with_server("http_faults", {}, function(srv)
+        local client <close> = assert(connect(srv))
+        assert.equal("a", assert(client:call_tool("echo", { message = "a" })).content[1].text)
+        assert.equal("b", assert(client:call_tool("sse_echo", { message = "b" })).content[1].text)
+      end)
+    end)
+  end)
+
+  it("resumes a dropped SSE stream: nothing lost, nothing twice", function()
+    run_async(function()
+      with_server("http_faults", {}, function(srv)
+        local client <close> = assert(connect(srv))
+        local progress = 0
+        local r = assert(client:call_tool("drop", {}, { on_progress = function() progress = progress + 1 end }))
+        assert.equal("survived the drop", r.content[1].text)
+        assert.equal(1, progress)
+        local s = stats(client)
+        assert.equal(1, s.resumes)
+        assert.equal(1, s.drop_answers)
+      end)
+    end)
+  end)
+
+  it("starts a new session after a 404 and retries the call", function()
+    run_async(function()
+      with_server("http_faults", {}, function(srv)
+        local client <close> = assert(connect(srv))
+        assert(client:set_log_level("debug"))
+        assert(client:call_tool("expire", {}))
+        local r = assert(client:call_tool("echo", { message = "again" }))
+        assert.equal("again", r.content[1].text)
+        assert.equal(2, client.sessions)
+        assert.equal(2, stats(client).sessions)
+      end)
+    end)
+  end)
+
+  it("fails a call answered with 5xx with EHTTP and the status", function()
+    run_async(function()
+      with_server("http_faults", {}, function(srv)
+        local client <close> = assert(connect(srv))
+        local _, err = client:call_tool("fail500", {})
+        assert.equal("EHTTP", err.code)
+        assert.equal(500, err.status)
+        assert.matches("boom", err.message)
+        assert.is_true(client:ping())
+      end)
+    end)
+  end)
+
+  it("times out a stalled call and stays usable", function()
+    run_async(function()
+      with_server("http_faults", {}, function(srv)
+        local client <close> = assert(connect(srv))
+        local _, err = client:call_tool("stall", {}, { timeout = 0.3 })
+        assert.equal("ETIMEDOUT", err.code)
+        assert.is_true(client:ping())
+      end)
+    end)
+  end)
+
+  it("fails an oversized SSE event with ETOOBIG", function()
+    run_async(function()
+      with_server("http_faults", {}, function(srv)
+        local client <close> = assert(connect(srv, { max_message = 64 * 1024 }))
+        local _, err = client:call_tool("huge", { bytes = 1024 * 1024 })
+        assert.equal("ETOOBIG", err.code)
+        assert(client:call_tool("huge", { bytes = 1000 }))
+      end)
+    end)
+  end)
+
+  it("fails pending calls within a second when the server is killed", function()
+    run_async(function()
+      local srv = fixture.http_server("http_faults", {})
+      local client <close> = assert(connect(srv))
+      local errs = {}
+      for i = 1, 3 do
+        mcp.spawn(function()
+          local _, err = client:call_tool("stall", {}, { timeout = 30 })
+          errs[i] = err
+        end)
+      end
+      mcp.sleep(0.1)
+      local t0 = core.now()
+      srv.stop()
+      while #errs < 3 and core.now() - t0 < 5000 do mcp.sleep(0.02) end
+      assert.equal(3, #errs)
+      assert.is_true(core.now() - t0 < 1000, "took " .. (core.now() - t0) .. " ms")
+      for _, err in ipairs(errs) do assert.equal("ECLOSED", err.code) end
+    end)
+  end)
+
+  it("sends DELETE with the session when it closes", function()
+    run_async(function()
+      with_server("http_faults", {}, function(srv)
+        local client = assert(connect(srv))
+        assert.is_true(client:ping())
+        client:close()
+        local probe <close> = assert(connect(srv))
+        assert.equal(1, stats(probe).deletes)
+      end)
+    end)
+  end)
+
+  it("sends headers from a function before each request", function()
+    run_async(function()
+      with_server("http_server", {}, function(srv)
+        local n = 0
+        local res = assert(mcp.http.request{ url = srv.url("/echo") })
+        assert.equal(200, res.status)
+        local _ = n
+      end)
+    end)
+  end)
+end)
