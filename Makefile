@@ -45,7 +45,7 @@ build:
 	cmake --build $(BUILD_DIR) -j2
 
 # Every test: C tests, busted specs; ends with "N passed, N failed".
-check: deps build
+check: deps build conformance-deps
 	tools/run-tests.sh
 
 test: build
@@ -75,3 +75,23 @@ bench: build $(BENCH_SDK)
 
 bench-smoke: build $(BENCH_SDK)
 	BUILD_DIR=$(BUILD_DIR) DEPS_DIR=$(DEPS_DIR) tools/bench/run.sh --smoke
+
+# The official MCP conformance suite (client scenarios), with a Node 22
+# from npm, in an ignored folder. CONFORMANCE_SCENARIOS limits the run.
+CONFORMANCE_VERSION := 0.1.16
+CONFORMANCE_DIR := $(abspath $(DEPS_DIR))/conformance/$(CONFORMANCE_VERSION)
+CONFORMANCE_CLIENT := $(abspath $(BUILD_DIR))/luamcp run $(abspath examples/conformance_client.lua)
+
+.PHONY: conformance-deps conformance
+conformance-deps: $(CONFORMANCE_DIR)/node_modules/.luamcp-stamp
+
+$(CONFORMANCE_DIR)/node_modules/.luamcp-stamp:
+	CONFORMANCE_DIR=$(CONFORMANCE_DIR) tools/conformance/setup.sh $(CONFORMANCE_VERSION)
+	touch $@
+
+# Every client scenario; authorization ones are expected to fail (XFAIL)
+# until OAuth lands.
+conformance: deps build conformance-deps
+	CONFORMANCE_DIR=$(CONFORMANCE_DIR) tools/conformance/run-client-suite.sh \
+	  --expected-failures tools/conformance/expected-failures.yml -v \
+	  -- $(CONFORMANCE_CLIENT)

@@ -36,5 +36,30 @@ if [ "$busted_rc" -ne 0 ] && [ "$b_bad" -eq 0 ]; then b_bad=1; fi
 echo "busted specs: $b_ok passed, $b_bad failed"
 add "$b_ok" "$b_bad"
 
+# The official conformance suite's client scenarios, when installed (make
+# check installs it); authorization scenarios are expected failures.
+CONFORMANCE_DIR="${CONFORMANCE_DIR:-$PWD/.deps/conformance/0.1.16}"
+if [ -d "$CONFORMANCE_DIR/node_modules/@modelcontextprotocol/conformance" ]; then
+  echo "== conformance scenarios"
+  CONFORMANCE_DIR="$CONFORMANCE_DIR" tools/conformance/run-client-suite.sh \
+    --expected-failures tools/conformance/expected-failures.yml -v \
+    -- "$PWD/$BUILD_DIR/luamcp" run "$PWD/examples/conformance_client.lua" \
+    >"$LOG_DIR/conformance.log" 2>&1
+  conf_rc=$?
+  grep -E '^(PASS|FAIL|XFAIL|XPASS|SKIP)' "$LOG_DIR/conformance.log"
+  k_ok=$(grep -cE '^PASS ' "$LOG_DIR/conformance.log")
+  k_bad=$(grep -cE '^(FAIL|XPASS) ' "$LOG_DIR/conformance.log")
+  if [ "$conf_rc" -ne 0 ] && [ "$k_bad" -eq 0 ]; then
+    k_bad=1
+    tail -20 "$LOG_DIR/conformance.log"
+  fi
+  [ "$k_bad" -gt 0 ] && grep -A12 -E '^(FAIL|XPASS) ' "$LOG_DIR/conformance.log"
+  echo "conformance: $k_ok passed, $k_bad failed"
+  add "$k_ok" "$k_bad"
+else
+  echo "== conformance scenarios: not installed (make conformance-deps); counted as 1 failure"
+  add 0 1
+fi
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

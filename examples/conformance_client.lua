@@ -1,0 +1,55 @@
+-- conformance_client.lua - the client side of the official MCP conformance
+-- suite: connects to the scenario's server and does what the scenario
+-- (MCP_CONFORMANCE_SCENARIO) expects of a client. Exits non-zero on error.
+--
+-- Usage: luamcp run examples/conformance_client.lua SERVER_URL
+local mcp = require "mcp"
+
+local scenario = os.getenv("MCP_CONFORMANCE_SCENARIO") or ""
+local url = arg[#arg]
+if not url or not url:match("^https?://") then
+  io.stderr:write("usage: luamcp run examples/conformance_client.lua SERVER_URL\n")
+  os.exit(2)
+end
+
+local client <close> = assert(mcp.connect{
+  name = "conformance",
+  url = url,
+  on_log = function() end,
+  handlers = {
+    -- Accept with nothing filled in: the client applies the defaults.
+    elicitation = function() return { action = "accept", content = {} } end,
+    sampling = function(params)
+      return { role = "assistant", model = "luamcp-conformance", stopReason = "endTurn",
+               content = { type = "text", text = "sampled: " .. #params.messages .. " message(s)" } }
+    end,
+  },
+})
+
+local function call(name, args)
+  local result = assert(client:call_tool(name, args or {}))
+  assert(not result.isError, name .. " failed: " .. mcp.json.encode(result))
+  return result
+end
+
+local scenarios = {
+  initialize = function()
+    -- The handshake is the test; list tools only where they are offered.
+    if client.capabilities.tools then assert(client:list_tools()) end
+  end,
+  tools_call = function()
+    call("add_numbers", { a = 5, b = 3 })
+  end,
+  ["elicitation-sep1034-client-defaults"] = function()
+    call("test_client_elicitation_defaults")
+  end,
+  ["sse-retry"] = function()
+    call("test_reconnection")
+  end,
+}
+
+local run = scenarios[scenario] or function()
+  -- An unknown scenario: exercise every tool the server lists.
+  for _, tool in ipairs(assert(client:list_tools())) do call(tool.name) end
+end
+run()
