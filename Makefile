@@ -6,6 +6,10 @@ DEPS_DIR    ?= .deps
 NPM_PREFIX  := $(DEPS_DIR)/npm
 EVERYTHING_VERSION := 2026.8.31
 EVERYTHING  := $(NPM_PREFIX)/node_modules/@modelcontextprotocol/server-everything/dist/index.js
+BENCH_SDK := $(DEPS_DIR)/bench/node_modules/@modelcontextprotocol/sdk/package.json
+CONFORMANCE_VERSION := 0.1.16
+CONFORMANCE_DIR := $(abspath $(DEPS_DIR))/conformance/$(CONFORMANCE_VERSION)
+CONFORMANCE_CLIENT := $(abspath $(BUILD_DIR))/luamcp run $(abspath examples/conformance_client.lua)
 
 APT_PACKAGES := build-essential cmake pkg-config git ca-certificates \
   lua5.4 liblua5.4-dev libuv1-dev libcjson-dev libcurl4-openssl-dev \
@@ -45,7 +49,7 @@ build:
 	cmake --build $(BUILD_DIR) -j2
 
 # Every test: C tests, busted specs; ends with "N passed, N failed".
-check: deps build conformance-deps
+check: deps build conformance-deps $(BENCH_SDK)
 	tools/run-tests.sh
 
 test: build
@@ -61,7 +65,6 @@ clean:
 # to $(DEPS_DIR)/bench; tools/bench/run.sh builds the C fixture and floor.
 # bench: the issue's sizes, table + bench/results/latest.json.
 # bench-smoke: a few hundred calls, no timing assertion, < 60 s.
-BENCH_SDK := $(DEPS_DIR)/bench/node_modules/@modelcontextprotocol/sdk/package.json
 
 $(BENCH_SDK):
 	mkdir -p $(DEPS_DIR)/bench
@@ -78,9 +81,6 @@ bench-smoke: build $(BENCH_SDK)
 
 # The official MCP conformance suite (client scenarios), with a Node 22
 # from npm, in an ignored folder. CONFORMANCE_SCENARIOS limits the run.
-CONFORMANCE_VERSION := 0.1.16
-CONFORMANCE_DIR := $(abspath $(DEPS_DIR))/conformance/$(CONFORMANCE_VERSION)
-CONFORMANCE_CLIENT := $(abspath $(BUILD_DIR))/luamcp run $(abspath examples/conformance_client.lua)
 
 .PHONY: conformance-deps conformance
 conformance-deps: $(CONFORMANCE_DIR)/node_modules/.luamcp-stamp

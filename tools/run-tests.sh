@@ -61,5 +61,20 @@ else
   add 0 1
 fi
 
+# A short smoke run of the benchmark (no timing assertions), so that it
+# cannot rot: one test, passed when every phase completed.
+if [ -f "${DEPS_DIR:-.deps}/bench/node_modules/@modelcontextprotocol/sdk/package.json" ]; then
+  echo "== benchmark smoke run"
+  if BUILD_DIR="$BUILD_DIR" tools/bench/run.sh --smoke >"$LOG_DIR/bench.log" 2>&1 &&
+     grep -q "^bench-smoke: ok" "$LOG_DIR/bench.log"; then
+    echo "bench-smoke: ok"
+    add 1 0
+  else
+    tail -20 "$LOG_DIR/bench.log"
+    echo "bench-smoke: FAILED"
+    add 0 1
+  fi
+fi
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
