@@ -5,6 +5,8 @@
 ---
 --- Usage: build/luamcp run bench/luamcp_bench.lua --target stdio
 ---          --server build/bench/fixture_server [--calls N]
+---        build/luamcp run bench/luamcp_bench.lua --target http
+---          --url http://127.0.0.1:P/mcp --big-url http://127.0.0.1:Q/mcp
 ---          [--inflight-calls N] [--concurrency K] [--connect-reps N]
 ---          [--tools N] [--list-reps N] [--cpath DIR]
 ---
@@ -71,9 +73,13 @@ function targets.stdio(ntools)
   }
 end
 
--- TODO(http): targets.http(ntools) returning { url = opts.url } (and
--- opts.big_url for ntools) once mcp.connect takes 'url'; the driver
--- starts the HTTP fixture and passes --target http --url ... --big-url ...
+-- Streamable HTTP: the driver starts the HTTP fixture twice (one tool at
+-- --url, --tools N at --big-url) in the response mode it measures.
+function targets.http(ntools)
+  local url = ntools and opts.big_url or opts.url
+  assert(url, "--url and --big-url are required for --target http")
+  return { name = "bench", url = url, transport = "streamable-http" }
+end
 
 local make_target = targets[opts.target]
 if not make_target then error("unknown --target " .. tostring(opts.target)) end
@@ -121,12 +127,15 @@ end
 
 -- ---- phases ------------------------------------------------------------------
 
+local transport                  -- client.transport of the first connect
+
 local function phase_connect()
   local samples = {}
   for i = 1, opts.connect_reps do
     local t0 = now_ns()
     local client = assert(mcp.connect(make_target()))
     samples[i] = (now_ns() - t0) / 1e6
+    if i == 1 then transport = client.transport end
     client:close()
   end
   return { median = median(samples), min = math.min(table.unpack(samples)),
@@ -203,6 +212,7 @@ end
 
 local out = { client = "luamcp", version = mcp.version, target = opts.target }
 out.connect_ms = phase_connect()
+out.transport = transport
 do
   local client <close> = assert(mcp.connect(make_target()))
   out.seq = phase_seq(client)

@@ -1,10 +1,12 @@
 // ts_sdk_bench.mjs: the client-side phases of the benchmark, measured with
 // the official TypeScript SDK client (@modelcontextprotocol/sdk 1.x,
-// Client + StdioClientTransport). Same phases, same options and the same
+// Client + StdioClientTransport or StreamableHTTPClientTransport). Same phases, same options and the same
 // JSON shape as bench/luamcp_bench.lua, so tools/bench/run.sh can compare.
 //
 // Usage: node bench/ts_sdk_bench.mjs --target stdio
 //          --server build/bench/fixture_server [--calls N]
+//        node bench/ts_sdk_bench.mjs --target http
+//          --url http://127.0.0.1:P/mcp --big-url http://127.0.0.1:Q/mcp
 //          [--inflight-calls N] [--concurrency K] [--connect-reps N]
 //          [--tools N] [--list-reps N]
 // The SDK is loaded from $BENCH_SDK_DIR, by default
@@ -19,6 +21,7 @@ const sdkDir = process.env.BENCH_SDK_DIR ||
 const sdkUrl = (rel) => pathToFileURL(path.join(sdkDir, "dist", "esm", rel)).href;
 const { Client } = await import(sdkUrl("client/index.js"));
 const { StdioClientTransport } = await import(sdkUrl("client/stdio.js"));
+const { StreamableHTTPClientTransport } = await import(sdkUrl("client/streamableHttp.js"));
 const sdkVersion = JSON.parse(readFileSync(path.join(sdkDir, "package.json"), "utf8")).version;
 
 // ---- arguments --------------------------------------------------------------
@@ -44,6 +47,13 @@ const opts = {
   }
 }
 
+// Over HTTP the SDK leaves an abort listener per request on one AbortSignal
+// and node then warns once per request past 1,500 (MaxListenersExceeded).
+// Counted in the output ("warnings") rather than printed thousands of times.
+const warnings = {};
+process.removeAllListeners("warning");
+process.on("warning", (w) => { warnings[w.name] = (warnings[w.name] || 0) + 1; });
+
 const nowNs = () => process.hrtime.bigint();
 const ns = (a, b) => Number(b - a);
 
@@ -57,9 +67,13 @@ const targets = {
     const args = ntools ? ["--tools", String(ntools)] : [];
     return new StdioClientTransport({ command: opts.server, args, stderr: "inherit" });
   },
-  // TODO(http): http(ntools) returning
-  // new StreamableHTTPClientTransport(new URL(ntools ? opts.bigUrl : opts.url))
-  // (from client/streamableHttp.js); the driver passes --url and --big-url.
+  // Streamable HTTP: the driver starts the HTTP fixture twice (one tool at
+  // --url, --tools N at --big-url) in the response mode it measures.
+  http(ntools) {
+    const url = ntools ? opts.bigUrl : opts.url;
+    if (!url) throw new Error("--url and --big-url are required for --target http");
+    return new StreamableHTTPClientTransport(new URL(url));
+  },
 };
 const makeTransport = targets[opts.target];
 if (!makeTransport) throw new Error(`unknown --target ${opts.target}`);
@@ -168,7 +182,8 @@ async function phaseList() {
 
 // ---- main -------------------------------------------------------------------
 
-const out = { client: "ts-sdk", version: sdkVersion, target: opts.target };
+const out = { client: "ts-sdk", version: sdkVersion, target: opts.target,
+  transport: opts.target === "http" ? "streamable-http" : "stdio" };
 out.connect_ms = await phaseConnect();
 {
   const client = await connect();
@@ -178,4 +193,5 @@ out.connect_ms = await phaseConnect();
 }
 out.list_tools = await phaseList();
 out.peak_rss_kb = process.resourceUsage().maxRSS;
+if (Object.keys(warnings).length > 0) out.warnings = warnings;
 process.stdout.write(JSON.stringify(out) + "\n");

@@ -223,16 +223,17 @@ end
 
 --- Returns nil, or an ENOTSUP error when the server did not declare the
 --- capability at path (e.g. "resources", "subscribe") that method needs.
-function Client:_require(method, ...)
+function Client:_require(method, key, subkey)
   local cap = self.capabilities
-  for _, key in ipairs{ ... } do
-    if type(cap) ~= "table" or cap[key] == nil or cap[key] == false then
-      return errors.new("ENOTSUP", ("%s: the server did not declare the '%s' capability")
-        :format(method, table.concat({ ... }, ".")))
-    end
-    cap = cap[key]
+  local outer = type(cap) == "table" and cap[key]
+  local ok = outer ~= nil and outer ~= false
+  if ok and subkey then
+    local inner = type(outer) == "table" and outer[subkey]
+    ok = inner ~= nil and inner ~= false
   end
-  return nil
+  if ok then return nil end
+  return errors.new("ENOTSUP", ("%s: the server did not declare the '%s' capability")
+    :format(method, subkey and (key .. "." .. subkey) or key))
 end
 
 -- ---- requests ------------------------------------------------------------
@@ -240,8 +241,18 @@ end
 local Request = {}
 local Request_mt = { __name = "mcp.Request", __index = Request }
 
-local function request_options(self, opts)
-  if opts == nil then return { timeout = self._timeout } end
+-- The core's options for one request. Requests without options share one
+-- table (the hot path allocates nothing here).
+local function request_options(self, opts, arguments_schema)
+  if opts == nil and arguments_schema == nil then
+    local shared = self._default_opts
+    if not shared then
+      shared = { timeout = self._timeout }
+      self._default_opts = shared
+    end
+    return shared
+  end
+  opts = opts or {}
   if type(opts) ~= "table" then error("bad 'opts' (table expected)", 4) end
   if opts.on_progress ~= nil and type(opts.on_progress) ~= "function" then
     error("bad option 'on_progress' (function expected)", 4)
@@ -250,6 +261,7 @@ local function request_options(self, opts)
     timeout = seconds_to_ms(opts.timeout, "timeout", 5) or self._timeout,
     max_timeout = seconds_to_ms(opts.max_timeout, "max_timeout", 5),
     on_progress = opts.on_progress,
+    arguments_schema = arguments_schema,
   }
 end
 
@@ -289,7 +301,7 @@ end
 --- syntax: request = client:start(method, params?, opts?)
 --- Sends a request without waiting and returns its handle (wait, cancel,
 --- done, id). opts: timeout, max_timeout (seconds), on_progress(params).
-function Client:start(method, params, opts)
+function Client:start(method, params, opts, arguments_schema)
   local lost = self:_check()
   if type(method) ~= "string" then
     error("bad argument #1 to 'start' (string expected)", 2)
@@ -297,7 +309,7 @@ function Client:start(method, params, opts)
   if params ~= nil and type(params) ~= "table" then
     error("bad argument #2 to 'start' (table expected)", 2)
   end
-  local core_opts = request_options(self, opts)
+  local core_opts = request_options(self, opts, arguments_schema)
   local req = setmetatable({ client = self, method = method, _waiters = {} }, Request_mt)
   if lost then
     req:_complete(nil, lost)

@@ -123,9 +123,14 @@ function Client:start_tool(name, args, opts)
   check_string(name, 1, "call_tool")
   check_table(args, 2, "call_tool")
   local err = self:_require("tools/call", "tools")
-    or self:_check_arguments(name, args, opts)
   if err then return self:_failed_request("tools/call", err) end
-  return self:start("tools/call", { name = name, arguments = args or {} }, opts)
+  local req = self:start("tools/call", { name = name, arguments = args or {} }, opts,
+    self:_arguments_schema(name, opts))
+  local r = req._results
+  if r and r[2] and r[2].code == "ESCHEMA" and not req.id then
+    self:_explain_arguments_error(name, r[2])
+  end
+  return req
 end
 
 routes["notifications/tools/list_changed"] = function(self)

@@ -39,16 +39,18 @@ local function enabled(self, opts, key, default)
   return default
 end
 
---- Checks args against the tool's inputSchema; returns an ESCHEMA error
---- or nil. Tools the client has not listed are not checked.
-function Client:_check_arguments(name, args, opts)
+--- The compiled inputSchema the arguments of tool `name` must match, or
+--- nil when there is none to check (the check is off, the tool unlisted).
+--- mcp.core checks the arguments on the JSON it sends, before sending.
+function Client:_arguments_schema(name, opts)
   if not enabled(self, opts, "validate_input", self._validate_input) then return nil end
   local tool = self.tools_by_name and self.tools_by_name[name]
   if not tool or type(tool.inputSchema) ~= "table" then return nil end
-  local schema = compiled(self, tool, "inputSchema")
-  if not schema then return nil end
-  local ok, err = schema:validate(args or {})
-  if ok then return nil end
+  return (compiled(self, tool, "inputSchema"))
+end
+
+--- Turns the core's ESCHEMA for arguments into the message users read.
+function Client:_explain_arguments_error(name, err)
   err.message = ("arguments for tool '%s' do not match its inputSchema: %s")
     :format(name, err.message)
   err.tool = name

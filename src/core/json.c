@@ -5,32 +5,57 @@
 
 #include <string.h>
 
+/* Bytes that matter outside strings: 1 opens a string, 2 nests, 3 closes. */
+static const unsigned char structural[256] = {
+  ['"'] = 1, ['['] = 2, ['{'] = 2, [']'] = 3, ['}'] = 3,
+};
+
+/* Returns the index of the quote that ends the string whose contents
+ * start at i, or len when the text ends first. Strings are skipped with
+ * memchr: they are most of the bytes of a typical message. */
+static size_t
+string_end(const char *text, size_t len, size_t i)
+{
+  size_t start = i, bs;
+  const char *q;
+
+  for (;;) {
+    q = memchr(text + i, '"', len - i);
+    if (q == NULL)
+      return len;
+    i = (size_t) (q - text);
+    for (bs = 0; i - bs > start && text[i - bs - 1] == '\\'; bs++)
+      ;
+    if (bs % 2 == 0)
+      return i;
+    i++;
+  }
+}
+
 int
 mcp_json_depth(const char *text, size_t len, int limit)
 {
   size_t i;
-  int depth = 0, deepest = 0, in_str = 0, esc = 0;
+  int depth = 0, deepest = 0;
 
   for (i = 0; i < len; i++) {
-    char c = text[i];
-
-    if (in_str) {
-      if (esc)
-        esc = 0;
-      else if (c == '\\')
-        esc = 1;
-      else if (c == '"')
-        in_str = 0;
-    } else if (c == '"') {
-      in_str = 1;
-    } else if (c == '[' || c == '{') {
+    switch (structural[(unsigned char) text[i]]) {
+    case 0:
+      break;
+    case 1:
+      i = string_end(text, len, i + 1);
+      break;
+    case 2:
       if (++depth > deepest) {
         deepest = depth;
         if (deepest > limit)
           return deepest;
       }
-    } else if ((c == ']' || c == '}') && depth > 0) {
-      depth--;
+      break;
+    default:
+      if (depth > 0)
+        depth--;
+      break;
     }
   }
   return deepest;

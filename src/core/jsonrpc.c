@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "buf.h"
 #include "json.h"
 
 static mcp_msg_kind_t
@@ -147,10 +148,68 @@ error:
   return text;
 }
 
+/* Appends s as a JSON string literal. */
+static int
+append_json_string(mcp_buf_t *b, const char *s)
+{
+  static const char hex[] = "0123456789abcdef";
+  const unsigned char *p = (const unsigned char *) s;
+  const unsigned char *run = p;
+  char esc[6] = { '\\', 'u', '0', '0', 0, 0 };
+  int rc = mcp_buf_putc(b, '"');
+
+  for (; rc == 0 && *p; p++) {
+    if (*p >= 0x20 && *p != '"' && *p != '\\')
+      continue;
+    rc = mcp_buf_append(b, run, (size_t) (p - run));
+    if (rc == 0 && (*p == '"' || *p == '\\')) {
+      char two[2] = { '\\', (char) *p };
+
+      rc = mcp_buf_append(b, two, 2);
+    } else if (rc == 0) {
+      esc[4] = hex[*p >> 4];
+      esc[5] = hex[*p & 15];
+      rc = mcp_buf_append(b, esc, 6);
+    }
+    run = p + 1;
+  }
+  if (rc == 0)
+    rc = mcp_buf_append(b, run, (size_t) (p - run));
+  if (rc == 0)
+    rc = mcp_buf_putc(b, '"');
+  return rc;
+}
+
+/* The hot path: a request is printed straight into one buffer, params
+ * through cJSON's printer; no envelope tree is built. The result is
+ * allocated with cJSON's allocator, like the other encoders'. */
 char *
 mcp_jsonrpc_request(uint64_t id, const char *method, const cJSON *params)
 {
-  return print_envelope(NULL, id, 1, method, "params", params);
+  char head[64], *p_text = NULL, *out;
+  mcp_buf_t b;
+  int rc;
+
+  mcp_buf_init(&b, 0);
+  snprintf(head, sizeof head, "{\"jsonrpc\":\"2.0\",\"id\":%llu,\"method\":",
+           (unsigned long long) id);
+  rc = mcp_buf_append(&b, head, strlen(head));
+  if (rc == 0)
+    rc = append_json_string(&b, method);
+  if (rc == 0 && params != NULL) {
+    p_text = cJSON_PrintUnformatted(params);
+    rc = p_text == NULL ? MCP_ENOMEM : mcp_buf_append(&b, ",\"params\":", 10);
+    if (rc == 0)
+      rc = mcp_buf_append(&b, p_text, strlen(p_text));
+    cJSON_free(p_text);
+  }
+  if (rc == 0)
+    rc = mcp_buf_putc(&b, '}');
+  out = rc == 0 ? cJSON_malloc(b.len + 1) : NULL;
+  if (out != NULL)
+    memcpy(out, b.data, b.len + 1);
+  mcp_buf_free(&b);
+  return out;
 }
 
 char *

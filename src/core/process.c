@@ -6,13 +6,14 @@
  *   -> every handle closed: on_closed -> freed.
  * `timer` serves the shutdown ladder before the exit and the cleanup of the
  * process group after it; `drain` bounds the wait for the pipes' EOF. The
- * object frees itself once its six handles are closed.
+ * object frees itself once its eight handles are closed.
  */
 #include "process.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
@@ -44,6 +45,10 @@ struct mcp_process_s {
   uv_pipe_t in, out, err;
   uv_timer_t timer;        /* the ladder, then the group cleanup */
   uv_timer_t drain;        /* bounds the wait for the pipes' EOF */
+  uv_prepare_t flush_prepare; /* flush the output queue before polling */
+  uv_check_t flush_check;  /* ... and after the callbacks of a poll */
+  mcp_buf_t outq;          /* bytes queued for stdin during this turn */
+  unsigned flush_armed : 1;
   mcp_process_cb_t cb;
   void *ud;
   int pid;
@@ -88,6 +93,7 @@ on_handle_closed(uv_handle_t *h)
   if (p->spawned && p->cb.on_closed != NULL)
     p->cb.on_closed(p->ud);
   mcp_buf_free(&p->line);
+  mcp_buf_free(&p->outq);
   free(p->ring);
   free(p);
 }
@@ -108,6 +114,12 @@ close_stdin(mcp_process_t *p)
     p->in_closed = 1;
     close_handle(p, (uv_handle_t *) &p->in);
   }
+  if (p->flush_armed) {
+    p->flush_armed = 0;
+    uv_prepare_stop(&p->flush_prepare);
+    uv_check_stop(&p->flush_check);
+  }
+  mcp_buf_reset(&p->outq);
 }
 
 /* ---- stderr ring and lines --------------------------------------------- */
@@ -267,6 +279,8 @@ close_all(mcp_process_t *p)
   uv_timer_stop(&p->timer);
   close_handle(p, (uv_handle_t *) &p->timer);
   close_handle(p, (uv_handle_t *) &p->drain);
+  close_handle(p, (uv_handle_t *) &p->flush_prepare);
+  close_handle(p, (uv_handle_t *) &p->flush_check);
   close_stdin(p);
   if (!p->out_closed) {
     p->out_closed = 1;
@@ -393,57 +407,97 @@ mcp_process_shutdown(mcp_process_t *p)
 /* ---- writing ------------------------------------------------------------ */
 
 static void
+write_failed(mcp_process_t *p, int status)
+{
+  char msg[128];
+
+  snprintf(msg, sizeof msg, "write to server failed: %s", uv_strerror(status));
+  close_stdin(p);
+  if (p->cb.on_write_failed != NULL)
+    p->cb.on_write_failed(p->ud, msg);
+}
+
+static void
 on_write(uv_write_t *req, int status)
 {
-  MCP_UNUSED(status); /* a failed write shows up as EOF or exit */
+  mcp_process_t *p = req->handle->data;
+
   free(req);
+  if (status != 0 && status != UV_ECANCELED && !p->in_closed)
+    write_failed(p, status);
+}
+
+/* Writes out what this loop turn queued: at once when the pipe takes it,
+ * the rest (copied) through uv_write. */
+static void
+flush_output(mcp_process_t *p)
+{
+  uv_buf_t buf;
+  write_req_t *w;
+  size_t off = 0;
+  int n;
+
+  p->flush_armed = 0;
+  uv_prepare_stop(&p->flush_prepare);
+  uv_check_stop(&p->flush_check);
+  if (p->outq.len == 0 || p->in_closed)
+    return;
+  if (uv_stream_get_write_queue_size((uv_stream_t *) &p->in) == 0) {
+    buf = uv_buf_init(p->outq.data, (unsigned) p->outq.len);
+    n = uv_try_write((uv_stream_t *) &p->in, &buf, 1);
+    if (n > 0) {
+      off = (size_t) n;
+    } else if (n != UV_EAGAIN) {
+      write_failed(p, n);
+      return;
+    }
+  }
+  if (off < p->outq.len) {
+    w = malloc(sizeof *w + p->outq.len - off);
+    if (w == NULL) {
+      write_failed(p, UV_ENOMEM);
+      return;
+    }
+    memcpy(w->data, p->outq.data + off, p->outq.len - off);
+    buf = uv_buf_init(w->data, (unsigned) (p->outq.len - off));
+    n = uv_write(&w->req, (uv_stream_t *) &p->in, &buf, 1, on_write);
+    if (n != 0) {
+      free(w);
+      write_failed(p, n);
+      return;
+    }
+  }
+  mcp_buf_reset(&p->outq);
+}
+
+static void
+on_flush_prepare(uv_prepare_t *h)
+{
+  flush_output(h->data);
+}
+
+static void
+on_flush_check(uv_check_t *h)
+{
+  flush_output(h->data);
 }
 
 int
 mcp_process_write(mcp_process_t *p, const uv_buf_t *bufs, unsigned nbufs,
                   mcp_error_t *err)
 {
-  uv_buf_t buf;
-  write_req_t *w;
-  size_t total = 0, skip = 0, off = 0;
   unsigned i;
-  int n;
 
   if (p->in_closed || p->exited)
     return mcp_error_set(err, MCP_ECLOSED, "server's stdin is closed");
-  for (i = 0; i < nbufs; i++)
-    total += bufs[i].len;
-  /* Try at once; copy only what the pipe did not take. */
-  if (uv_stream_get_write_queue_size((uv_stream_t *) &p->in) == 0) {
-    n = uv_try_write((uv_stream_t *) &p->in, bufs, nbufs);
-    if (n >= 0 && (size_t) n == total)
-      return 0;
-    if (n > 0)
-      skip = (size_t) n;
-    else if (n != UV_EAGAIN)
-      return mcp_error_set(err, MCP_ECLOSED, "write to server failed: %s",
-                           uv_strerror(n));
-  }
-  w = malloc(sizeof *w + total - skip);
-  if (w == NULL)
-    return mcp_error_set(err, MCP_ENOMEM, NULL);
   for (i = 0; i < nbufs; i++) {
-    size_t len = bufs[i].len;
-
-    if (skip >= len) {
-      skip -= len;
-      continue;
-    }
-    memcpy(w->data + off, bufs[i].base + skip, len - skip);
-    off += len - skip;
-    skip = 0;
+    if (mcp_buf_append(&p->outq, bufs[i].base, bufs[i].len) != 0)
+      return mcp_error_set(err, MCP_ENOMEM, NULL);
   }
-  buf = uv_buf_init(w->data, (unsigned) off);
-  n = uv_write(&w->req, (uv_stream_t *) &p->in, &buf, 1, on_write);
-  if (n != 0) {
-    free(w);
-    return mcp_error_set(err, MCP_ECLOSED, "write to server failed: %s",
-                         uv_strerror(n));
+  if (!p->flush_armed) {
+    p->flush_armed = 1;
+    uv_prepare_start(&p->flush_prepare, on_flush_prepare);
+    uv_check_start(&p->flush_check, on_flush_check);
   }
   return 0;
 }
@@ -551,12 +605,16 @@ mcp_process_spawn(uv_loop_t *loop, const mcp_process_opts_t *opts,
   mcp_buf_init(&p->line, MCP_DEFAULT_STDERR_LINE);
   uv_timer_init(loop, &p->timer);
   uv_timer_init(loop, &p->drain);
+  uv_prepare_init(loop, &p->flush_prepare);
+  uv_check_init(loop, &p->flush_check);
+  mcp_buf_init(&p->outq, 0);
   uv_pipe_init(loop, &p->in, 0);
   uv_pipe_init(loop, &p->out, 0);
   uv_pipe_init(loop, &p->err, 0);
+  p->flush_prepare.data = p->flush_check.data = p;
   p->drain.data = p->timer.data = p->in.data = p->out.data = p->err.data = p;
   p->proc.data = p;
-  p->open_handles = 6;
+  p->open_handles = 8;
 
   memset(&o, 0, sizeof o);
   stdio[0].flags = UV_CREATE_PIPE | UV_READABLE_PIPE;
@@ -585,6 +643,8 @@ mcp_process_spawn(uv_loop_t *loop, const mcp_process_opts_t *opts,
     close_handle(p, (uv_handle_t *) &p->proc);
     close_handle(p, (uv_handle_t *) &p->timer);
     close_handle(p, (uv_handle_t *) &p->drain);
+    close_handle(p, (uv_handle_t *) &p->flush_prepare);
+    close_handle(p, (uv_handle_t *) &p->flush_check);
     close_handle(p, (uv_handle_t *) &p->in);
     close_handle(p, (uv_handle_t *) &p->out);
     close_handle(p, (uv_handle_t *) &p->err);

@@ -33,6 +33,9 @@ typedef struct mcp_process_cb_s {
    * drained, so the stderr tail is complete), or it closed its stdout and
    * did not exit within a short delay. Called once. */
   void (*on_gone)(void *ud);
+  /* Writing to the child's stdin failed (it stopped reading): msg says
+   * how. Called once; stdin is closed by then. */
+  void (*on_write_failed)(void *ud, const char *msg);
   /* Every handle is closed and the group is gone; the object is freed
    * right after this returns. */
   void (*on_closed)(void *ud);
@@ -58,8 +61,11 @@ int mcp_process_spawn(uv_loop_t *loop, const mcp_process_opts_t *opts,
                       const mcp_process_cb_t *cb, void *ud,
                       mcp_process_t **out, mcp_error_t *err);
 
-/* Queues bytes for the child's stdin (copied when they cannot be written
- * at once). Returns MCP_ECLOSED once stdin is closed. */
+/* Queues bytes for the child's stdin. Everything queued during one turn
+ * of the loop goes out in one write, at the end of the turn (prepare and
+ * check handles), so a burst of messages costs one system call. Returns
+ * MCP_ECLOSED once stdin is closed; a later failure is reported through
+ * on_write_failed. */
 int mcp_process_write(mcp_process_t *p, const uv_buf_t *bufs,
                       unsigned nbufs, mcp_error_t *err);
 

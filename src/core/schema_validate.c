@@ -872,21 +872,32 @@ int
 mcp__schema_eval_root(const mcp_schema_t *s, const cJSON *instance,
                       mcp_schema_failure_t *why)
 {
-  vctx_t *c = calloc(1, sizeof *c);
+  /* The context lives on the stack and its path buffers are not zeroed:
+   * a validation that passes (the common case) then costs no allocation. */
+  const snode_t *small_scope[130];
+  vctx_t c;
   int r;
 
-  if (c == NULL)
-    return MCP_ENOMEM;
-  c->s = s;
-  c->why = why;
-  c->scope = calloc((size_t) s->max_depth + 2, sizeof *c->scope);
-  if (c->scope == NULL) {
-    free(c);
-    return MCP_ENOMEM;
+  c.s = s;
+  c.depth = 0;
+  c.nscope = 0;
+  c.ipath[0] = '\0';
+  c.ilen = 0;
+  c.spath[0] = '\0';
+  c.slen = 0;
+  c.mute = 0;
+  c.have_fail = 0;
+  c.why = why;
+  if ((size_t) s->max_depth + 2 <= sizeof small_scope / sizeof small_scope[0]) {
+    c.scope = small_scope;
+  } else {
+    c.scope = calloc((size_t) s->max_depth + 2, sizeof *c.scope);
+    if (c.scope == NULL)
+      return MCP_ENOMEM;
   }
-  r = eval(c, s->root, instance, NULL);
-  free(c->scope);
-  free(c);
+  r = eval(&c, s->root, instance, NULL);
+  if (c.scope != small_scope)
+    free((void *) c.scope);
   if (r == 1)
     return MCP_ESCHEMA;
   if (r == MCP_ENOMEM && why != NULL)

@@ -87,6 +87,21 @@ on_gone(void *ud)
   t->cb.on_lost(t->ud, &err);
 }
 
+/* The server stopped reading its stdin: nothing more can be said to it. */
+static void
+on_write_failed(void *ud, const char *msg)
+{
+  stdio_transport_t *t = ud;
+  mcp_error_t err;
+
+  if (t->lost)
+    return;
+  t->lost = 1;
+  mcp_error_set(&err, MCP_ECLOSED, "%s", msg);
+  mcp_process_shutdown(t->proc);
+  t->cb.on_lost(t->ud, &err);
+}
+
 static void
 on_closed(void *ud)
 {
@@ -147,7 +162,7 @@ mcp_transport_stdio_new(uv_loop_t *loop, const mcp_stdio_opts_t *opts,
 {
   static const mcp_framing_cb_t framing_cb = { on_line, on_oversize };
   static const mcp_process_cb_t process_cb = {
-    on_stdout, on_stderr_line, on_gone, on_closed
+    on_stdout, on_stderr_line, on_gone, on_write_failed, on_closed
   };
   stdio_transport_t *t;
   int rc;

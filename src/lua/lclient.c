@@ -20,6 +20,7 @@
 #include "json.h"
 #include "lutil.h"
 #include "rpc.h"
+#include "schema.h"
 #include "session.h"
 #include "transport_http.h"
 #include "transport_stdio.h"
@@ -442,7 +443,9 @@ opt_ms_field(lua_State *L, int opts, const char *name)
 }
 
 /* syntax: id, err = core_client:request(method, params?, cb, opts?)
- * opts: timeout (ms), max_timeout (ms), no_cancel, on_progress(params). */
+ * opts: timeout (ms), max_timeout (ms), no_cancel, on_progress(params),
+ * arguments_schema (a compiled schema that params.arguments must match:
+ * checked on the very JSON that is sent; nil, ESCHEMA when it does not). */
 static int
 lmcp_client_request(lua_State *L)
 {
@@ -479,6 +482,21 @@ lmcp_client_request(lua_State *L)
     opts.on_progress = on_progress;
   }
   params = check_json(L, 3, c, &r->cb_ref);
+  if (!lua_isnoneornil(L, 5) &&
+      lua_getfield(L, 5, "arguments_schema") != LUA_TNIL) {
+    const mcp_schema_t *schema = lmcp_toschema(L, -1);
+    mcp_schema_failure_t why;
+    const cJSON *args = cJSON_GetObjectItemCaseSensitive(params, "arguments");
+
+    if (schema != NULL &&
+        mcp_schema_validate(schema, args, &why) == MCP_ESCHEMA) {
+      cJSON_Delete(params);
+      luaL_unref(L, LUA_REGISTRYINDEX, r->cb_ref);
+      luaL_unref(L, LUA_REGISTRYINDEX, r->progress_ref);
+      free(r);
+      return lmcp_schema_fail(L, &why);
+    }
+  }
   rc = mcp_rpc_request(c->rpc, method, params, &opts, on_done, r, &id, &err);
   cJSON_Delete(params);
   if (rc != 0)

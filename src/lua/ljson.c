@@ -15,7 +15,7 @@
 #define MAX_SAFE_INT 9007199254740992.0
 
 static void
-push_json_depth(lua_State *L, const cJSON *v)
+push_json_depth(lua_State *L, const cJSON *v, int array_mt)
 {
   const cJSON *item;
   lua_Integer i;
@@ -41,15 +41,16 @@ push_json_depth(lua_State *L, const cJSON *v)
     i = 1;
     cJSON_ArrayForEach(item, v)
     {
-      push_json_depth(L, item);
+      push_json_depth(L, item, array_mt);
       lua_rawseti(L, -2, i++);
     }
-    luaL_setmetatable(L, LMCP_ARRAY_MT);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, array_mt);
+    lua_setmetatable(L, -2);
   } else if (cJSON_IsObject(v)) {
     lua_createtable(L, 0, 4);
     cJSON_ArrayForEach(item, v)
     {
-      push_json_depth(L, item);
+      push_json_depth(L, item, array_mt);
       lua_setfield(L, -2, item->string);
     }
   } else {
@@ -63,7 +64,7 @@ lmcp_push_json(lua_State *L, const cJSON *v)
   if (v == NULL)
     lua_pushnil(L);
   else
-    push_json_depth(L, v);
+    push_json_depth(L, v, lmcp_ctx(L)->array_mt_ref);
 }
 
 /* Returns the array length n when t's keys are exactly 1..n, else -1. */
@@ -266,6 +267,10 @@ lmcp_open_json(lua_State *L)
   };
 
   luaL_newmetatable(L, LMCP_ARRAY_MT);
+  if (lmcp_ctx(L)->array_mt_ref == LUA_NOREF) {
+    lua_pushvalue(L, -1);   /* by reference: no lookup by name per array */
+    lmcp_ctx(L)->array_mt_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+  }
   lua_setfield(L, -2, "array_mt");
   lua_pushlightuserdata(L, NULL);
   lua_setfield(L, -2, "null");

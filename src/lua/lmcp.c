@@ -169,6 +169,7 @@ ctx_create(lua_State *L)
   ctx->L = lua_tothread(L, -1);
   lua_pop(L, 1);
   ctx->error_ref = LUA_NOREF;
+  ctx->array_mt_ref = LUA_NOREF;
   ctx->max_depth = MCP_DEFAULT_MAX_DEPTH;
   lua_newtable(L);
   lua_pushcfunction(L, ctx_gc);

@@ -71,15 +71,31 @@ lmcp_schema_validate(lua_State *L)
                   why.message[0] ? why.message : mcp_strerror(rc));
     return lmcp_fail(L, &err);
   }
+  return lmcp_schema_fail(L, &why);
+}
+
+const mcp_schema_t *
+lmcp_toschema(lua_State *L, int idx)
+{
+  lschema_t *u = luaL_testudata(L, idx, SCHEMA_MT);
+
+  return u ? u->s : NULL;
+}
+
+int
+lmcp_schema_fail(lua_State *L, const mcp_schema_failure_t *why)
+{
+  mcp_error_t err;
+
   mcp_error_set(&err, MCP_ESCHEMA, "at '%s': %s (%s)",
-                why.instance_path[0] ? why.instance_path : "/", why.message,
-                why.keyword);
+                why->instance_path[0] ? why->instance_path : "/",
+                why->message, why->keyword);
   lmcp_fail(L, &err);
-  lua_pushstring(L, why.instance_path);
+  lua_pushstring(L, why->instance_path);
   lua_setfield(L, -2, "path");
-  lua_pushstring(L, why.keyword);
+  lua_pushstring(L, why->keyword);
   lua_setfield(L, -2, "keyword");
-  lua_pushstring(L, why.schema_path);
+  lua_pushstring(L, why->schema_path);
   lua_setfield(L, -2, "schema_path");
   return 2;
 }

@@ -25,6 +25,7 @@ typedef struct lmcp_ctx_s {
   int closing;           /* the state is being closed: call no Lua */
   lmcp_timer_t *timers;  /* live Lua timers, closed at state close */
   int max_depth;         /* JSON nesting limit for conversions */
+  int array_mt_ref;      /* the shared array metatable */
 } lmcp_ctx_t;
 
 lmcp_ctx_t *lmcp_ctx(lua_State *L);
@@ -57,6 +58,13 @@ void lmcp_open_timer(lua_State *L);
 void lmcp_open_schema(lua_State *L);
 void lmcp_open_http(lua_State *L);
 void lmcp_open_sys(lua_State *L);
+
+/* A compiled schema userdata at idx, or NULL; and the nil, ESCHEMA err
+ * (with path, keyword, schema_path) for a failed validation. */
+struct mcp_schema_s;
+struct mcp_schema_failure_s;
+const struct mcp_schema_s *lmcp_toschema(lua_State *L, int idx);
+int lmcp_schema_fail(lua_State *L, const struct mcp_schema_failure_s *why);
 
 /* The state's HTTP engine (one CURLM), created on first use. */
 struct mcp_curl_uv_s;

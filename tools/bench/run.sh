@@ -2,7 +2,8 @@
 # run.sh - the benchmark of luamcp against the TypeScript SDK client.
 #
 # Builds the C parts of the benchmark (bench/fixture_server.c, bench/floor.c,
-# bench/coldtime.c and the Lua clock module bench/benchclock.c) into
+# bench/http_fixture_server.c, bench/http_floor.c, bench/coldtime.c and the
+# Lua clock module bench/benchclock.c) into
 # $BUILD_DIR/bench, then runs tools/bench/driver.mjs, which runs every phase
 # and prints the table.
 # Expects build/luamcp (make build) and the SDK in .deps/bench (make bench
@@ -13,7 +14,8 @@
 #   tools/bench/run.sh --smoke    a few hundred calls, no timing assertion,
 #                                 < 60 s; prints "bench-smoke: ok" and exits
 #                                 0 when every phase completed
-#   extra options go to the driver (e.g. --calls 5000).
+#   extra options go to the driver (e.g. --calls 5000, or
+#   --targets http,http-sse for some of stdio, http, http-sse).
 set -eu
 cd "$(dirname "$0")/../.."
 BUILD_DIR="${BUILD_DIR:-build}"
@@ -42,6 +44,12 @@ $CC $WARN $CFLAGS -o "$BUILD_DIR/bench/fixture_server" bench/fixture_server.c \
   $(pkg-config --cflags --libs libcjson)
 # shellcheck disable=SC2086
 $CC $WARN $CFLAGS -o "$BUILD_DIR/bench/floor" bench/floor.c \
+  $(pkg-config --cflags --libs libcjson)
+# shellcheck disable=SC2086
+$CC $WARN $CFLAGS -o "$BUILD_DIR/bench/http_fixture_server" \
+  bench/http_fixture_server.c $(pkg-config --cflags --libs libuv libcjson)
+# shellcheck disable=SC2086
+$CC $WARN $CFLAGS -o "$BUILD_DIR/bench/http_floor" bench/http_floor.c \
   $(pkg-config --cflags --libs libcjson)
 # shellcheck disable=SC2086
 $CC $WARN $CFLAGS -o "$BUILD_DIR/bench/coldtime" bench/coldtime.c
