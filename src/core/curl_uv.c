@@ -419,6 +419,8 @@ mcp_curl_uv_new(uv_loop_t *loop, mcp_curl_uv_t **out, mcp_error_t *err)
   mcp_curl_uv_t *cu;
 
   *out = NULL;
+  if (mcp_curl_load(err) != 0)
+    return err ? err->code : MCP_EIO;
   if (!curl_ready) {
     if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
       return mcp_error_set(err, MCP_EIO, "curl_global_init failed");

@@ -25,7 +25,7 @@
 #ifndef MCP_CURL_UV_H
 #define MCP_CURL_UV_H
 
-#include <curl/curl.h>
+#include "curl_dl.h"
 #include <uv.h>
 
 #include "error.h"

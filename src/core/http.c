@@ -124,6 +124,8 @@ mcp_http_same_origin(const char *a, const char *b)
   char *s1, *h1, *p1, *s2, *h2, *p2;
   int rc;
 
+  if (mcp_curl_load(NULL) != 0)
+    return MCP_EINVAL;
   rc = url_origin(a, &s1, &h1, &p1);
   if (rc == 0) {
     rc = url_origin(b, &s2, &h2, &p2);
@@ -144,11 +146,14 @@ int
 mcp_http_resolve(const char *base, const char *ref, char **out,
                  mcp_error_t *err)
 {
-  CURLU *h = curl_url();
+  CURLU *h;
   char *url = NULL;
   int rc = 0;
 
   *out = NULL;
+  if (mcp_curl_load(err) != 0)
+    return MCP_EIO;
+  h = curl_url();
   if (h == NULL)
     return mcp_error_set(err, MCP_ENOMEM, NULL);
   if (url_parse(h, base) != 0) {

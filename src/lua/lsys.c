@@ -13,7 +13,7 @@
 
 #include <unistd.h>
 
-#include <curl/curl.h>
+#include "curl_dl.h"
 
 #include "buf.h"
 #include "lutil.h"
@@ -58,10 +58,13 @@ static int
 lmcp_file_uri(lua_State *L)
 {
   const char *path = luaL_checkstring(L, 1);
+  mcp_error_t err;
   CURLU *u;
   char *out = NULL;
 
   luaL_argcheck(L, path[0] == '/', 1, "absolute path expected");
+  if (mcp_curl_load(&err) != 0)
+    return luaL_error(L, "file_uri: %s", err.msg);
   u = curl_url();
   if (u == NULL)
     return luaL_error(L, "out of memory");

@@ -104,6 +104,5 @@ main(void)
   RUN_TEST(test_same_origin);
   RUN_TEST(test_resolve);
   RUN_TEST(test_start_rejects);
-  curl_global_cleanup();
   TEST_DONE();
 }
