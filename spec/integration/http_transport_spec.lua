@@ -181,13 +181,35 @@ describe("an HTTP server that misbehaves", function()
     end)
   end)
 
-  it("sends headers from a function before each request", function()
+  it("sends MCP-Protocol-Version after initialize, its user agent, and headers from a function", function()
     run_async(function()
-      with_server("http_server", {}, function(srv)
+      with_server("http_faults", {}, function(srv)
         local n = 0
-        local res = assert(mcp.http.request{ url = srv.url("/echo") })
-        assert.equal(200, res.status)
-        local _ = n
+        local client <close> = assert(connect(srv, { headers = function()
+          n = n + 1
+          return { ["X-Test-Token"] = "token-" .. n }
+        end }))
+        assert(client:call_tool("echo", { message = "x" }))
+        assert(client:call_tool("echo", { message = "y" }))
+        local s = stats(client)
+        assert.is_nil(s.versions.none)                  -- every request after initialize
+        assert.is_true(s.versions["2025-11-25"] >= 3)
+        assert.matches("^luamcp/", s.user_agent)
+        -- a fresh token for each request the script makes
+        assert.is_true(#s.custom >= 3)
+        assert.not_equal(s.custom[1], s.custom[#s.custom])
+      end)
+    end)
+  end)
+
+  it("reconnects a silent event stream after the idle timeout", function()
+    run_async(function()
+      with_server("http_faults", {}, function(srv)
+        local client <close> = assert(connect(srv, { idle_timeout = 0.2 }))
+        mcp.sleep(0.9)
+        local s = stats(client)
+        assert.is_true(s.gets >= 3, "GET streams opened: " .. s.gets)
+        assert.is_true(client:ping())
       end)
     end)
   end)

@@ -80,11 +80,13 @@ on_initialized(void *data, const mcp_error_t *err, const cJSON *result)
     cb(s->data, &e, NULL);
     return;
   }
+  /* The transport learns the version first: notifications/initialized
+   * already carries MCP-Protocol-Version over HTTP (L15). */
+  mcp_rpc_initialized(s->rpc, s->version);
   if (mcp_rpc_notify(s->rpc, "notifications/initialized", NULL, &e) != 0) {
     cb(s->data, &e, NULL);
     return;
   }
-  mcp_rpc_initialized(s->rpc, s->version);
   cb(s->data, NULL, s->init_result);
 }
 
