@@ -43,6 +43,7 @@ mcp_curl_load(mcp_error_t *err)
   LOAD(global_init, "curl_global_init");
   LOAD(easy_init, "curl_easy_init");
   LOAD(easy_cleanup, "curl_easy_cleanup");
+  LOAD(easy_reset, "curl_easy_reset");
   LOAD(easy_setopt, "curl_easy_setopt");
   LOAD(easy_getinfo, "curl_easy_getinfo");
   LOAD(easy_strerror, "curl_easy_strerror");

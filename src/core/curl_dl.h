@@ -20,6 +20,7 @@ typedef struct mcp_curl_api_s {
   CURLcode (*global_init)(long);
   CURL *(*easy_init)(void);
   void (*easy_cleanup)(CURL *);
+  void (*easy_reset)(CURL *);
   CURLcode (*easy_setopt)(CURL *, CURLoption, ...);
   CURLcode (*easy_getinfo)(CURL *, CURLINFO, ...);
   const char *(*easy_strerror)(CURLcode);
@@ -55,6 +56,7 @@ int mcp_curl_load(mcp_error_t *err);
 #define curl_global_init mcp__curl.global_init
 #define curl_easy_init mcp__curl.easy_init
 #define curl_easy_cleanup mcp__curl.easy_cleanup
+#define curl_easy_reset mcp__curl.easy_reset
 #define curl_easy_setopt mcp__curl.easy_setopt
 #define curl_easy_getinfo mcp__curl.easy_getinfo
 #define curl_easy_strerror mcp__curl.easy_strerror

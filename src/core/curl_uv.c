@@ -25,6 +25,10 @@ typedef struct poll_ctx_s {
   struct poll_ctx_s *prev, *next;  /* the engine's live polls */
 } poll_ctx_t;
 
+/* Easy handles kept for reuse: curl_easy_reset is much cheaper than
+ * curl_easy_cleanup + curl_easy_init on every request. */
+#define EASY_POOL 64
+
 struct mcp_curl_uv_s {
   uv_loop_t *loop;
   CURLM *multi;                    /* NULL after curl_multi_cleanup */
@@ -37,6 +41,8 @@ struct mcp_curl_uv_s {
   mcp_curl_xfer_t *done_head, *done_tail;  /* cancelled, completion due */
   int open_handles;                /* handles whose close callback is due */
   int in_action;                   /* inside curl_multi_socket_action */
+  CURL *spare[EASY_POOL];          /* reset easy handles, for reuse */
+  int nspare;
   unsigned closing : 1;
 };
 
@@ -349,9 +355,10 @@ on_curl_timer(CURLM *multi, long timeout_ms, void *userp)
   if (timeout_ms < 0) {
     uv_timer_stop(&cu->timer);
   } else {
-    /* 0 means "as soon as possible": 1 ms keeps us out of libcurl now. */
-    uv_timer_start(&cu->timer, on_timeout,
-                   timeout_ms == 0 ? 1 : (uint64_t) timeout_ms, 0);
+    /* 0 means "as soon as possible". A 0 ms uv timer still fires from the
+     * loop, never from inside libcurl; rounding it up to 1 ms (as curl's
+     * multi-uv example does) cost every request a millisecond. */
+    uv_timer_start(&cu->timer, on_timeout, (uint64_t) timeout_ms, 0);
   }
   return 0;
 }
@@ -439,6 +446,10 @@ mcp_curl_uv_new(uv_loop_t *loop, mcp_curl_uv_t **out, mcp_error_t *err)
   curl_multi_setopt(cu->multi, CURLMOPT_SOCKETDATA, cu);
   curl_multi_setopt(cu->multi, CURLMOPT_TIMERFUNCTION, on_curl_timer);
   curl_multi_setopt(cu->multi, CURLMOPT_TIMERDATA, cu);
+  /* libcurl's default pool is four connections per transfer in progress,
+   * so a burst of requests leaves connections it then closes; keep enough
+   * idle ones for 64 and more requests in flight to reuse. */
+  curl_multi_setopt(cu->multi, CURLMOPT_MAXCONNECTS, 256L);
   uv_timer_init(loop, &cu->timer);
   uv_timer_init(loop, &cu->defer);
   cu->timer.data = cu;
@@ -447,6 +458,25 @@ mcp_curl_uv_new(uv_loop_t *loop, mcp_curl_uv_t **out, mcp_error_t *err)
   set_refs(cu, 0);
   *out = cu;
   return 0;
+}
+
+CURL *
+mcp_curl_uv_easy(mcp_curl_uv_t *cu)
+{
+  if (cu->nspare > 0)
+    return cu->spare[--cu->nspare];
+  return curl_easy_init();
+}
+
+void
+mcp_curl_uv_release_easy(mcp_curl_uv_t *cu, CURL *easy)
+{
+  if (cu->closing || cu->nspare == EASY_POOL) {
+    curl_easy_cleanup(easy);
+    return;
+  }
+  curl_easy_reset(easy);
+  cu->spare[cu->nspare++] = easy;
 }
 
 void
@@ -459,6 +489,8 @@ mcp_curl_uv_close(mcp_curl_uv_t *cu)
   cu->closing = 1;
   while ((x = cu->xfers) != NULL)
     complete(cu, x, CURLE_ABORTED_BY_CALLBACK);
+  while (cu->nspare > 0)
+    curl_easy_cleanup(cu->spare[--cu->nspare]);
   /* Its socket callback closes the polls of pooled connections; their
    * close callbacks run from the loop, so the loop outlives this call. */
   curl_multi_cleanup(cu->multi);

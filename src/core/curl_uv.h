@@ -83,4 +83,9 @@ void mcp_curl_uv_mark(mcp_curl_xfer_t *x);
 /* Number of transfers attached (for tests and diagnostics). */
 size_t mcp_curl_uv_count(const mcp_curl_uv_t *cu);
 
+/* An easy handle for a new transfer (a reset one from the pool when there
+ * is one), and its return once the transfer is done and detached. */
+CURL *mcp_curl_uv_easy(mcp_curl_uv_t *cu);
+void mcp_curl_uv_release_easy(mcp_curl_uv_t *cu, CURL *easy);
+
 #endif

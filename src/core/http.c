@@ -67,7 +67,7 @@ static void
 req_free(mcp_http_t *req)
 {
   if (req->x.easy != NULL)
-    curl_easy_cleanup(req->x.easy);
+    mcp_curl_uv_release_easy(req->cu, req->x.easy);
   curl_slist_free_all(req->headers);
   free(req->method);
   free(req->body);
@@ -502,10 +502,11 @@ valid_token(const char *s)
 static int
 check_url(const char *url, mcp_error_t *err)
 {
-  CURLU *h = curl_url();
+  CURLU *h;
   char *scheme = NULL;
   int rc = 0;
 
+  h = curl_url();
   if (h == NULL)
     return mcp_error_set(err, MCP_ENOMEM, NULL);
   if (curl_url_set(h, CURLUPART_URL, url, 0) != CURLUE_OK ||
@@ -564,6 +565,9 @@ set_options(mcp_http_t *req, const mcp_http_opts_t *o)
   curl_easy_setopt(e, CURLOPT_HTTP_VERSION, (long) CURL_HTTP_VERSION_2TLS);
   curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
   curl_easy_setopt(e, CURLOPT_SUPPRESS_CONNECT_HEADERS, 1L);
+  /* A debugging aid: libcurl's own account of every transfer, on stderr. */
+  if (getenv("MCP_CURL_VERBOSE") != NULL)
+    curl_easy_setopt(e, CURLOPT_VERBOSE, 1L);
   curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
   curl_easy_setopt(e, CURLOPT_HEADERDATA, req);
   curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_write);
@@ -650,7 +654,7 @@ mcp_http_start(mcp_curl_uv_t *cu, const mcp_http_opts_t *o,
       req->body_len = o->body_len;
     }
   }
-  req->x.easy = curl_easy_init();
+  req->x.easy = mcp_curl_uv_easy(cu);
   if (req->method == NULL || req->origin_url == NULL ||
       (o->body != NULL && req->body == NULL) || req->x.easy == NULL) {
     rc = mcp_error_set(err, MCP_ENOMEM, NULL);
