@@ -813,6 +813,42 @@ opt_field(lua_State *L, int opts, const char *name, lua_Integer def)
   return v;
 }
 
+/* A new client record with its endpoint, not yet attached to a transport;
+ * NULL when out of memory. */
+static lclient_t *
+client_alloc(lmcp_ctx_t *ctx, const mcp_rpc_opts_t *ro)
+{
+  static const mcp_rpc_handler_t h = { on_request, on_notification,
+                                       on_bad_message, on_log, on_lost,
+                                       on_closed };
+  lclient_t *c = calloc(1, sizeof *c);
+
+  if (c == NULL)
+    return NULL;
+  c->ctx = ctx;
+  c->handlers_ref = LUA_NOREF;
+  c->init_ref = LUA_NOREF;
+  c->rpc = mcp_rpc_new(&ctx->loop, ro, &h, c);
+  if (c->rpc == NULL) {
+    free(c);
+    return NULL;
+  }
+  return c;
+}
+
+/* Joins the transport, anchors the handlers (at handlers_idx) and makes
+ * the userdata own the record. */
+static void
+client_attach(lua_State *L, lclient_t *c, lclient_ud_t *u,
+              mcp_transport_t *t, int handlers_idx)
+{
+  mcp_rpc_attach(c->rpc, t);
+  mcp_session_init(&c->session, c->rpc);
+  lua_pushvalue(L, handlers_idx);
+  c->handlers_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+  u->c = c;
+}
+
 /* syntax: client, err = core.client_stdio(opts, handlers)
  * opts: command (list), env (table), cwd, max_message, max_depth,
  * timeout (ms), grace (ms), stderr_ring (bytes).
@@ -825,8 +861,6 @@ lmcp_client_stdio(lua_State *L)
   mcp_stdio_opts_t so;
   mcp_rpc_opts_t ro;
   spawn_strings_t s = { NULL, NULL };
-  mcp_rpc_handler_t h = { on_request, on_notification, on_bad_message,
-                          on_log, on_lost, on_closed };
   mcp_transport_t *t;
   mcp_error_t err;
   lclient_ud_t *u;
@@ -852,17 +886,8 @@ lmcp_client_stdio(lua_State *L)
   u->c = NULL;
   luaL_setmetatable(L, CLIENT_MT);
   read_command(L, 1, &s);
-  c = calloc(1, sizeof *c);
+  c = client_alloc(ctx, &ro);
   if (c == NULL) {
-    free_strings(&s);
-    return luaL_error(L, "out of memory");
-  }
-  c->ctx = ctx;
-  c->handlers_ref = LUA_NOREF;
-  c->init_ref = LUA_NOREF;
-  c->rpc = mcp_rpc_new(&ctx->loop, &ro, &h, c);
-  if (c->rpc == NULL) {
-    free(c);
     free_strings(&s);
     return luaL_error(L, "out of memory");
   }
@@ -877,11 +902,7 @@ lmcp_client_stdio(lua_State *L)
     free(c);
     return lmcp_fail(L, &err);
   }
-  mcp_rpc_attach(c->rpc, t);
-  mcp_session_init(&c->session, c->rpc);
-  lua_pushvalue(L, 2);
-  c->handlers_ref = luaL_ref(L, LUA_REGISTRYINDEX);
-  u->c = c;
+  client_attach(L, c, u, t, 2);
   lua_pushvalue(L, 4); /* the userdata, below command, env and strings */
   return 1;
 }
@@ -951,8 +972,6 @@ lmcp_client_http(lua_State *L)
   static const char *const modes[] = { "auto", "streamable-http", "sse",
                                        NULL };
   lmcp_ctx_t *ctx = lmcp_ctx(L);
-  mcp_rpc_handler_t h = { on_request, on_notification, on_bad_message,
-                          on_log, on_lost, on_closed };
   mcp_http_transport_opts_t ho;
   mcp_curl_uv_t *cu;
   mcp_rpc_opts_t ro;
@@ -994,17 +1013,8 @@ lmcp_client_http(lua_State *L)
   u->c = NULL;
   luaL_setmetatable(L, CLIENT_MT);
   ho.headers = read_headers(L, 3, &ho.nheaders); /* 5: the strings */
-  c = calloc(1, sizeof *c);
+  c = client_alloc(ctx, &ro);
   if (c == NULL) {
-    free((void *) ho.headers);
-    return luaL_error(L, "out of memory");
-  }
-  c->ctx = ctx;
-  c->handlers_ref = LUA_NOREF;
-  c->init_ref = LUA_NOREF;
-  c->rpc = mcp_rpc_new(&ctx->loop, &ro, &h, c);
-  if (c->rpc == NULL) {
-    free(c);
     free((void *) ho.headers);
     return luaL_error(L, "out of memory");
   }
@@ -1016,12 +1026,8 @@ lmcp_client_http(lua_State *L)
     free(c);
     return lmcp_fail(L, &err);
   }
-  mcp_rpc_attach(c->rpc, t);
   c->http = t;
-  mcp_session_init(&c->session, c->rpc);
-  lua_pushvalue(L, 2);
-  c->handlers_ref = luaL_ref(L, LUA_REGISTRYINDEX);
-  u->c = c;
+  client_attach(L, c, u, t, 2);
   lua_pushvalue(L, 4);
   return 1;
 }
