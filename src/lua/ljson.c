@@ -240,9 +240,24 @@ lmcp_json_encode(lua_State *L)
   return 1;
 }
 
-/* syntax: value, err = core.json_decode(text) */
+/* syntax: value, err = core.json_decode(text) -- one pass, no cJSON tree */
 static int
 lmcp_json_decode(lua_State *L)
+{
+  size_t len;
+  const char *text = luaL_checklstring(L, 1, &len);
+  mcp_error_t err;
+
+  if (lmcp_decode_json(L, text, len, lmcp_ctx(L)->max_depth, &err) != 0)
+    return lmcp_fail(L, &err);
+  return 1;
+}
+
+/* syntax: value, err = core.json_decode_tree(text)
+ * The same through a cJSON tree: the reference the decoder is tested
+ * against. */
+static int
+lmcp_json_decode_tree(lua_State *L)
 {
   size_t len;
   const char *text = luaL_checklstring(L, 1, &len);
@@ -263,6 +278,7 @@ lmcp_open_json(lua_State *L)
   static const luaL_Reg fns[] = {
     { "json_encode", lmcp_json_encode },
     { "json_decode", lmcp_json_decode },
+    { "json_decode_tree", lmcp_json_decode_tree },
     { NULL, NULL },
   };
 

@@ -41,6 +41,11 @@ void lmcp_push_unref(lua_State *L, int *ref);
 /* JSON -> Lua. Objects become tables, arrays tables with the shared array
  * metatable, null becomes mcp.null, integral numbers integers. */
 void lmcp_push_json(lua_State *L, const cJSON *v);
+/* JSON text -> Lua in one pass (no cJSON tree). Pushes the value and
+ * returns 0, or pushes nothing and returns MCP_EJSON / MCP_ETOOBIG with
+ * err set. Call it in a protected context (memory errors raise). */
+int lmcp_decode_json(lua_State *L, const char *text, size_t len,
+                     int max_depth, mcp_error_t *err);
 /* Lua -> JSON without raising: returns NULL and a message in *why. */
 cJSON *lmcp_to_json(lua_State *L, int idx, int max_depth, const char **why);
 

@@ -1,0 +1,97 @@
+-- The one-pass JSON decoder against the cJSON path it replaces: the same
+-- Lua values for every JSON file of the schema test suite and for edge
+-- cases, and the same verdict on malformed text.
+local core = require "mcp.core"
+local mcp = require "mcp"
+
+-- Deep equality that also compares integer/float subtypes and array marks.
+local function same(a, b, path)
+  path = path or "$"
+  if type(a) ~= type(b) then return false, path .. ": type " .. type(a) .. " vs " .. type(b) end
+  if type(a) == "number" then
+    if math.type(a) ~= math.type(b) or a ~= b then
+      return false, path .. ": " .. tostring(a) .. " vs " .. tostring(b)
+    end
+    return true
+  end
+  if type(a) ~= "table" then
+    if a ~= b then return false, path .. ": " .. tostring(a) .. " vs " .. tostring(b) end
+    return true
+  end
+  if mcp.is_array(a) ~= mcp.is_array(b) then return false, path .. ": array mark" end
+  for k, v in pairs(a) do
+    local ok, why = same(v, b[k], path .. "." .. tostring(k))
+    if not ok then return false, why end
+  end
+  for k in pairs(b) do
+    if a[k] == nil then return false, path .. "." .. tostring(k) .. ": missing" end
+  end
+  return true
+end
+
+local function check(text)
+  -- cJSON's C strings stop at NUL: where the text escapes one, only the
+  -- decoder (which keeps it) can be right; it is checked on its own below.
+  if text:find("\\u0000") then return end
+  local fast, ferr = core.json_decode(text)
+  local tree, terr = core.json_decode_tree(text)
+  if tree == nil then
+    assert.is_nil(fast, "decoder accepted what cJSON refused: " .. text:sub(1, 80))
+    assert.equal(terr.code, ferr.code)
+    return
+  end
+  assert(fast ~= nil, "decoder refused valid JSON (" .. tostring(ferr) .. "): " .. text:sub(1, 80))
+  local ok, why = same(fast, tree)
+  assert(ok, why)
+end
+
+describe("the one-pass JSON decoder", function()
+  it("matches the cJSON path on every file of the JSON-Schema-Test-Suite", function()
+    local p = assert(io.popen("find test/data/json-schema-test-suite -name '*.json' | sort"))
+    local n = 0
+    for path in p:lines() do
+      local f = assert(io.open(path, "rb"))
+      check(f:read("a"))
+      f:close()
+      n = n + 1
+    end
+    p:close()
+    assert.is_true(n > 100, "only " .. n .. " files")
+  end)
+
+  it("matches it on strings, escapes and numbers", function()
+    for _, text in ipairs{
+      '"plain"', '""', '"a\\"b\\\\c\\/d\\b\\f\\n\\r\\t"', '"\\u00e9\\u4e2d\\ud83d\\ude00"',
+      '"é中😀"', '0', '-0', '42', '-7', '9007199254740992',
+      '12345678901234567890', '1.5', '-1e3', '1E-2', '2.0', '1e308', '0.1',
+      '[]', '{}', '[[],[{}]]', '{"a":[1,2,{"b":null}],"c":true,"d":false}',
+      ' \n\t{"x" : 1 } \r\n', '{"dup":1,"dup":2}',
+    } do check(text) end
+  end)
+
+  it("keeps integers exact where a double would round them", function()
+    assert.equal(9007199254740993, core.json_decode("9007199254740993"))
+    assert.equal("integer", math.type(core.json_decode("-9007199254740993")))
+  end)
+
+  it("keeps an escaped NUL inside a string", function()
+    assert.equal("a\0b", core.json_decode('"a\\u0000b"'))
+  end)
+
+  it("refuses what is not one JSON value", function()
+    for _, text in ipairs{ '', ' ', '{', '[1,]', '{"a":}', '{"a" 1}', '[1 2]', '"unterminated',
+                           '"bad \\x escape"', '"\\u12"', 'tru', 'nul', '01', '1.', '1.e5', '1e', '1e+', '.5', '-', '+1',
+                           '{"a":1}x', '[1]]', '"ctl \1 char"', "{'a':1}", 'NaN', 'Infinity' } do
+      local v, err = core.json_decode(text)
+      assert.is_nil(v, text)
+      assert.equal("EJSON", err.code, text)
+    end
+  end)
+
+  it("stops at the nesting limit with ETOOBIG", function()
+    local v, err = core.json_decode(string.rep("[", 129) .. string.rep("]", 129))
+    assert.is_nil(v)
+    assert.equal("ETOOBIG", err.code)
+    assert(core.json_decode(string.rep("[", 128) .. string.rep("]", 128)))
+  end)
+end)

@@ -1,0 +1,368 @@
+/*
+ * ljsondec.c - JSON text straight into Lua values, in one pass.
+ *
+ * The hot path of every response: no intermediate cJSON tree is built and
+ * freed. Produces exactly what lmcp_push_json makes of a cJSON tree:
+ * mcp.null for null, arrays with the shared array metatable, integral
+ * numbers within +-2^53 as integers. Strict: anything that is not one JSON
+ * value (with optional surrounding whitespace) is an error, and so is
+ * nesting deeper than the limit. Runs inside a protected call (it may
+ * raise on memory errors); syntax errors are returned, not raised.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lutil.h"
+
+typedef struct {
+  lua_State *L;
+  const char *p, *end, *start;
+  int depth, max_depth;
+  int array_mt;
+  const char *why;        /* set on the first error */
+  luaL_Buffer *sb;        /* scratch for strings with escapes */
+} dec_t;
+
+static int value(dec_t *d);
+
+static int
+fail(dec_t *d, const char *why)
+{
+  if (d->why == NULL)
+    d->why = why;
+  return -1;
+}
+
+static void
+skip_ws(dec_t *d)
+{
+  while (d->p < d->end &&
+         (*d->p == ' ' || *d->p == '\t' || *d->p == '\n' || *d->p == '\r'))
+    d->p++;
+}
+
+static int
+hex4(const char *s, unsigned *out)
+{
+  unsigned v = 0;
+  int i;
+
+  for (i = 0; i < 4; i++) {
+    char c = s[i];
+
+    v <<= 4;
+    if (c >= '0' && c <= '9')
+      v |= (unsigned) (c - '0');
+    else if (c >= 'a' && c <= 'f')
+      v |= (unsigned) (c - 'a' + 10);
+    else if (c >= 'A' && c <= 'F')
+      v |= (unsigned) (c - 'A' + 10);
+    else
+      return -1;
+  }
+  *out = v;
+  return 0;
+}
+
+static void
+add_utf8(luaL_Buffer *b, unsigned cp)
+{
+  char u[4];
+  int n;
+
+  if (cp < 0x80) {
+    u[0] = (char) cp;
+    n = 1;
+  } else if (cp < 0x800) {
+    u[0] = (char) (0xC0 | (cp >> 6));
+    u[1] = (char) (0x80 | (cp & 0x3F));
+    n = 2;
+  } else if (cp < 0x10000) {
+    u[0] = (char) (0xE0 | (cp >> 12));
+    u[1] = (char) (0x80 | ((cp >> 6) & 0x3F));
+    u[2] = (char) (0x80 | (cp & 0x3F));
+    n = 3;
+  } else {
+    u[0] = (char) (0xF0 | (cp >> 18));
+    u[1] = (char) (0x80 | ((cp >> 12) & 0x3F));
+    u[2] = (char) (0x80 | ((cp >> 6) & 0x3F));
+    u[3] = (char) (0x80 | (cp & 0x3F));
+    n = 4;
+  }
+  luaL_addlstring(b, u, (size_t) n);
+}
+
+/* Pushes the string starting after its opening quote. */
+static int
+string(dec_t *d)
+{
+  const char *s = d->p, *run;
+  luaL_Buffer b;
+
+  /* The common case: no escapes, pushed straight from the text. */
+  while (s < d->end && *s != '"' && *s != '\\') {
+    if ((unsigned char) *s < 0x20)
+      return fail(d, "control character in a string");
+    s++;
+  }
+  if (s >= d->end)
+    return fail(d, "unterminated string");
+  if (*s == '"') {
+    lua_pushlstring(d->L, d->p, (size_t) (s - d->p));
+    d->p = s + 1;
+    return 0;
+  }
+  luaL_buffinit(d->L, &b);
+  luaL_addlstring(&b, d->p, (size_t) (s - d->p));
+  run = s;
+  while (run < d->end && *run != '"') {
+    unsigned cp, lo;
+
+    if ((unsigned char) *run < 0x20)
+      return fail(d, "control character in a string");
+    if (*run != '\\') {
+      luaL_addchar(&b, *run++);
+      continue;
+    }
+    if (run + 1 >= d->end)
+      return fail(d, "unterminated string");
+    switch (run[1]) {
+    case '"': luaL_addchar(&b, '"'); break;
+    case '\\': luaL_addchar(&b, '\\'); break;
+    case '/': luaL_addchar(&b, '/'); break;
+    case 'b': luaL_addchar(&b, '\b'); break;
+    case 'f': luaL_addchar(&b, '\f'); break;
+    case 'n': luaL_addchar(&b, '\n'); break;
+    case 'r': luaL_addchar(&b, '\r'); break;
+    case 't': luaL_addchar(&b, '\t'); break;
+    case 'u':
+      if (d->end - run < 6 || hex4(run + 2, &cp) != 0)
+        return fail(d, "bad \\u escape");
+      run += 4;
+      if (cp >= 0xD800 && cp <= 0xDBFF && d->end - run >= 8 &&
+          run[2] == '\\' && run[3] == 'u' && hex4(run + 4, &lo) == 0 &&
+          lo >= 0xDC00 && lo <= 0xDFFF) {
+        cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+        run += 6;
+      }
+      add_utf8(&b, cp);
+      break;
+    default:
+      return fail(d, "bad escape in a string");
+    }
+    run += 2;
+  }
+  if (run >= d->end)
+    return fail(d, "unterminated string");
+  luaL_pushresult(&b);
+  d->p = run + 1;
+  return 0;
+}
+
+static int
+digits(const char **s, const char *end)
+{
+  const char *p = *s;
+
+  while (p < end && *p >= '0' && *p <= '9')
+    p++;
+  if (p == *s)
+    return -1;
+  *s = p;
+  return 0;
+}
+
+/* RFC 8259's grammar: -? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)? */
+static int
+number(dec_t *d)
+{
+  const char *s = d->p;
+  int integral = 1;
+  char buf[64], *end;
+  size_t n;
+  double v;
+
+  if (s < d->end && *s == '-')
+    s++;
+  if (s >= d->end || *s < '0' || *s > '9')
+    return fail(d, "unexpected character");
+  if (*s == '0' && s + 1 < d->end && s[1] >= '0' && s[1] <= '9')
+    return fail(d, "leading zero in a number");
+  digits(&s, d->end);
+  if (s < d->end && *s == '.') {
+    s++;
+    integral = 0;
+    if (digits(&s, d->end) != 0)
+      return fail(d, "malformed number");
+  }
+  if (s < d->end && (*s == 'e' || *s == 'E')) {
+    s++;
+    integral = 0;
+    if (s < d->end && (*s == '+' || *s == '-'))
+      s++;
+    if (digits(&s, d->end) != 0)
+      return fail(d, "malformed number");
+  }
+  n = (size_t) (s - d->p);
+  if (n >= sizeof buf)
+    return fail(d, "number too long");
+  memcpy(buf, d->p, n);
+  buf[n] = '\0';
+  if (integral && n < 17) {
+    lua_pushinteger(d->L, (lua_Integer) strtoll(buf, &end, 10));
+  } else {
+    v = strtod(buf, &end);
+    if (!isfinite(v))
+      return fail(d, "number out of range");
+    if (floor(v) == v && fabs(v) <= 9007199254740992.0)
+      lua_pushinteger(d->L, (lua_Integer) v);
+    else
+      lua_pushnumber(d->L, v);
+  }
+  d->p = s;
+  return 0;
+}
+
+static int
+literal(dec_t *d, const char *word, size_t len)
+{
+  if ((size_t) (d->end - d->p) < len || memcmp(d->p, word, len) != 0)
+    return fail(d, "unexpected character");
+  d->p += len;
+  return 0;
+}
+
+static int
+array(dec_t *d)
+{
+  lua_Integer i = 0;
+
+  lua_createtable(d->L, 4, 0);
+  lua_rawgeti(d->L, LUA_REGISTRYINDEX, d->array_mt);
+  lua_setmetatable(d->L, -2);
+  skip_ws(d);
+  if (d->p < d->end && *d->p == ']') {
+    d->p++;
+    return 0;
+  }
+  for (;;) {
+    if (value(d) != 0)
+      return -1;
+    lua_rawseti(d->L, -2, ++i);
+    skip_ws(d);
+    if (d->p < d->end && *d->p == ',') {
+      d->p++;
+      continue;
+    }
+    if (d->p < d->end && *d->p == ']') {
+      d->p++;
+      return 0;
+    }
+    return fail(d, "expected ',' or ']'");
+  }
+}
+
+static int
+object(dec_t *d)
+{
+  lua_createtable(d->L, 0, 4);
+  skip_ws(d);
+  if (d->p < d->end && *d->p == '}') {
+    d->p++;
+    return 0;
+  }
+  for (;;) {
+    skip_ws(d);
+    if (d->p >= d->end || *d->p != '"')
+      return fail(d, "expected a key");
+    d->p++;
+    if (string(d) != 0)
+      return -1;
+    skip_ws(d);
+    if (d->p >= d->end || *d->p != ':')
+      return fail(d, "expected ':'");
+    d->p++;
+    if (value(d) != 0)
+      return -1;
+    lua_rawset(d->L, -3);
+    skip_ws(d);
+    if (d->p < d->end && *d->p == ',') {
+      d->p++;
+      continue;
+    }
+    if (d->p < d->end && *d->p == '}') {
+      d->p++;
+      return 0;
+    }
+    return fail(d, "expected ',' or '}'");
+  }
+}
+
+static int
+value(dec_t *d)
+{
+  int rc;
+
+  skip_ws(d);
+  if (d->p >= d->end)
+    return fail(d, "unexpected end of text");
+  luaL_checkstack(d->L, 3, "JSON nested too deeply");
+  switch (*d->p) {
+  case '{':
+  case '[':
+    if (++d->depth > d->max_depth)
+      return fail(d, "nested too deeply");
+    d->p++;
+    rc = *(d->p - 1) == '{' ? object(d) : array(d);
+    d->depth--;
+    return rc;
+  case '"':
+    d->p++;
+    return string(d);
+  case 't':
+    if (literal(d, "true", 4) != 0)
+      return -1;
+    lua_pushboolean(d->L, 1);
+    return 0;
+  case 'f':
+    if (literal(d, "false", 5) != 0)
+      return -1;
+    lua_pushboolean(d->L, 0);
+    return 0;
+  case 'n':
+    if (literal(d, "null", 4) != 0)
+      return -1;
+    lua_pushlightuserdata(d->L, NULL);
+    return 0;
+  default:
+    return number(d);
+  }
+}
+
+int
+lmcp_decode_json(lua_State *L, const char *text, size_t len, int max_depth,
+                 mcp_error_t *err)
+{
+  int top = lua_gettop(L);
+  dec_t d;
+
+  memset(&d, 0, sizeof d);
+  d.L = L;
+  d.p = d.start = text;
+  d.end = text + len;
+  d.max_depth = max_depth;
+  d.array_mt = lmcp_ctx(L)->array_mt_ref;
+  if (value(&d) == 0) {
+    skip_ws(&d);
+    if (d.p == d.end)
+      return 0;
+    fail(&d, "trailing data after the value");
+  }
+  lua_settop(L, top);
+  mcp_error_set(err, strcmp(d.why, "nested too deeply") == 0 ? MCP_ETOOBIG
+                                                             : MCP_EJSON,
+                "malformed JSON at byte %zu: %s", (size_t) (d.p - text),
+                d.why);
+  return err ? err->code : MCP_EJSON;
+}
