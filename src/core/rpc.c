@@ -15,6 +15,7 @@
 #include "common.h"
 #include "json.h"
 #include "jsonrpc.h"
+#include "jsonscan.h"
 
 typedef struct pending_s {
   struct pending_s *next;      /* hash chain */
@@ -26,6 +27,7 @@ typedef struct pending_s {
   uint64_t timeout_ms;
   uint64_t hard_deadline;      /* loop time past which progress is ignored */
   mcp_rpc_progress_cb on_progress;
+  mcp_rpc_raw_cb on_raw_result;
   int no_cancel;
 } pending_t;
 
@@ -39,6 +41,7 @@ struct mcp_rpc_s {
   size_t nbuckets;             /* a power of two */
   size_t npending;
   size_t closing_timers;       /* pending timers whose close is due */
+  size_t raw_requests;         /* pending requests that take raw results */
   int max_depth;
   uint64_t timeout_ms;
   unsigned open : 1;           /* requests may be sent */
@@ -138,6 +141,8 @@ complete(pending_t *p, const mcp_error_t *err, const cJSON *value)
 {
   mcp_rpc_t *rpc = p->rpc;
 
+  if (p->on_raw_result != NULL)
+    rpc->raw_requests--;
   uv_timer_stop(&p->timer);
   rpc->closing_timers++;
   uv_close((uv_handle_t *) &p->timer, on_pending_closed);
@@ -302,6 +307,7 @@ mcp_rpc_request(mcp_rpc_t *rpc, const char *method, const cJSON *params,
   p->data = data;
   p->no_cancel = opts != NULL && opts->no_cancel;
   p->on_progress = opts != NULL ? opts->on_progress : NULL;
+  p->on_raw_result = opts != NULL ? opts->on_raw_result : NULL;
   if (p->on_progress != NULL) {
     rc = send_with_progress_token(rpc, p->id, method, params, err);
   } else {
@@ -326,6 +332,8 @@ mcp_rpc_request(mcp_rpc_t *rpc, const char *method, const cJSON *params,
   p->next = rpc->buckets[k];
   rpc->buckets[k] = p;
   rpc->npending++;
+  if (p->on_raw_result != NULL)
+    rpc->raw_requests++;
   if (id_out != NULL)
     *id_out = p->id;
   return 0;
@@ -421,6 +429,47 @@ handle_request(mcp_rpc_t *rpc, const mcp_msg_t *m)
     bad_message(rpc, &err, NULL, 0);
 }
 
+/* A result for a request that takes raw results is handed over as text,
+ * found by a scan of the top-level members: no tree is built. Returns 1
+ * when the message was taken, 0 to go the ordinary way (which also
+ * reports anything malformed). */
+static int
+fast_result(mcp_rpc_t *rpc, const char *text, size_t len)
+{
+  mcp_json_member_t m[8];
+  const mcp_json_member_t *id, *result, *version;
+  uint64_t n = 0;
+  size_t count, i;
+  pending_t *p;
+
+  if (mcp_json_members(text, len, rpc->max_depth, m, 8, &count) != 0 ||
+      count > 6 || mcp_json_member(m, count, "method") != NULL ||
+      mcp_json_member(m, count, "error") != NULL)
+    return 0;
+  id = mcp_json_member(m, count, "id");
+  result = mcp_json_member(m, count, "result");
+  version = mcp_json_member(m, count, "jsonrpc");
+  if (id == NULL || result == NULL || version == NULL ||
+      version->value_len != 5 || memcmp(version->value, "\"2.0\"", 5) != 0 ||
+      id->value_len == 0 || id->value_len > 16)
+    return 0;
+  for (i = 0; i < id->value_len; i++) {
+    if (id->value[i] < '0' || id->value[i] > '9')
+      return 0; /* not an id of ours (a string, a float): the slow way */
+    n = n * 10 + (uint64_t) (id->value[i] - '0');
+  }
+  p = table_find(rpc, n);
+  if (p == NULL || p->on_raw_result == NULL)
+    return 0;
+  p = table_take(rpc, n);
+  rpc->raw_requests--;
+  uv_timer_stop(&p->timer);
+  rpc->closing_timers++;
+  uv_close((uv_handle_t *) &p->timer, on_pending_closed);
+  p->on_raw_result(p->data, result->value, result->value_len);
+  return 1;
+}
+
 static void
 on_message(void *ud, const char *text, size_t len)
 {
@@ -430,6 +479,8 @@ on_message(void *ud, const char *text, size_t len)
   cJSON *msg;
 
   if (!rpc->open)
+    return;
+  if (rpc->raw_requests > 0 && fast_result(rpc, text, len))
     return;
   msg = mcp_json_parse(text, len, rpc->max_depth, &err);
   if (msg == NULL) {

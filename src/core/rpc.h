@@ -35,6 +35,10 @@ typedef struct mcp_rpc_s mcp_rpc_t;
 typedef void (*mcp_rpc_done_cb)(void *data, const mcp_error_t *err,
                                 const cJSON *value);
 
+/* The fast path of a result: its raw JSON text (valid during the call),
+ * for an owner that decodes it itself. Errors still go to the done cb. */
+typedef void (*mcp_rpc_raw_cb)(void *data, const char *text, size_t len);
+
 /* A notifications/progress for a pending request; params borrowed. */
 typedef void (*mcp_rpc_progress_cb)(void *data, const cJSON *params);
 
@@ -68,6 +72,10 @@ typedef struct mcp_rpc_req_opts_s {
    * start (0: ten times the timeout). */
   mcp_rpc_progress_cb on_progress;
   uint64_t max_timeout_ms;
+  /* When set, a successful result is delivered here as text instead of
+   * to the done callback as a tree: the message is never parsed into
+   * cJSON. */
+  mcp_rpc_raw_cb on_raw_result;
 } mcp_rpc_req_opts_t;
 
 mcp_rpc_t *mcp_rpc_new(uv_loop_t *loop, const mcp_rpc_opts_t *opts,

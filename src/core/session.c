@@ -95,7 +95,7 @@ mcp_session_initialize(mcp_session_t *s, const cJSON *capabilities,
                        const cJSON *client_info, uint64_t timeout_ms,
                        mcp_session_ready_cb cb, void *data, mcp_error_t *err)
 {
-  mcp_rpc_req_opts_t opts = { timeout_ms, 1, NULL, 0 };
+  mcp_rpc_req_opts_t opts = { timeout_ms, 1, NULL, 0, NULL };
   cJSON *params, *info;
   int rc;
 

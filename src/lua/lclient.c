@@ -86,6 +86,7 @@ client_tail(lclient_t *c, char *buf, size_t cap)
 
 typedef enum {
   CALL_DONE,          /* fn(result) or fn(nil, err) */
+  CALL_RAW,           /* fn(decoded text) or fn(nil, EJSON err) */
   CALL_PROGRESS,      /* fn(params) of a request's on_progress */
   CALL_HANDLER        /* handlers[name](args...) */
 } call_kind_t;
@@ -99,7 +100,7 @@ typedef struct lcall_s {
   const cJSON *value;
   const cJSON *id;            /* on_request */
   const char *method;
-  const char *text;           /* on_log, on_bad_message */
+  const char *text;           /* on_log, on_bad_message, CALL_RAW */
   size_t len;
 } lcall_t;
 
@@ -134,6 +135,19 @@ lcall_run(lua_State *L)
       nargs = 2;
     }
     lua_call(L, nargs, 0);
+    return 0;
+  }
+  if (k->kind == CALL_RAW) {
+    mcp_error_t err;
+
+    lmcp_push_unref(L, k->ref);
+    if (lmcp_decode_json(L, k->text, k->len, k->c->ctx->max_depth, &err) == 0) {
+      lua_call(L, 1, 0);
+    } else {
+      lua_pushnil(L);
+      lmcp_push_error(L, &err, NULL, NULL);
+      lua_call(L, 2, 0);
+    }
     return 0;
   }
   if (k->kind == CALL_PROGRESS) {
@@ -292,6 +306,25 @@ on_done(void *data, const mcp_error_t *err, const cJSON *value)
   k.ref = &r->cb_ref;
   k.err = err;
   k.value = value;
+  if (r->progress_ref != LUA_NOREF && !r->c->ctx->closing)
+    luaL_unref(r->c->ctx->L, LUA_REGISTRYINDEX, r->progress_ref);
+  r->progress_ref = LUA_NOREF;
+  call_lua(&k);
+  free(r);
+}
+
+/* The fast path: the result's text, decoded straight into Lua. */
+static void
+on_raw_result(void *data, const char *text, size_t len)
+{
+  lreq_t *r = data;
+  lcall_t k = { 0 };
+
+  k.kind = CALL_RAW;
+  k.c = r->c;
+  k.ref = &r->cb_ref;
+  k.text = text;
+  k.len = len;
   if (r->progress_ref != LUA_NOREF && !r->c->ctx->closing)
     luaL_unref(r->c->ctx->L, LUA_REGISTRYINDEX, r->progress_ref);
   r->progress_ref = LUA_NOREF;
@@ -464,6 +497,7 @@ lmcp_client_request(lua_State *L)
   if (!lua_isnoneornil(L, 5))
     luaL_checktype(L, 5, LUA_TTABLE);
   memset(&opts, 0, sizeof opts);
+  opts.on_raw_result = on_raw_result;
   opts.timeout_ms = opt_ms_field(L, 5, "timeout");
   opts.max_timeout_ms = opt_ms_field(L, 5, "max_timeout");
   if (!lua_isnoneornil(L, 5)) {
