@@ -265,20 +265,34 @@ local function request_options(self, opts, arguments_schema)
   }
 end
 
-function Request:_complete(...)
-  self._results = table.pack(...)
+-- A request ends with (result) or (nil, err). The first waiting task is
+-- kept in _co and resumed directly; more waiters go through task.await.
+function Request:_complete(res, err)
+  self._done, self._res, self._err = true, res, err
+  local co = self._co
+  if co then
+    self._co = nil
+    task.resume(co, res, err)
+  end
   local waiters = self._waiters
-  self._waiters = {}
-  for _, done in ipairs(waiters) do done(...) end
+  if waiters then
+    self._waiters = nil
+    for _, done in ipairs(waiters) do done(res, err) end
+  end
 end
 
 --- syntax: result, err = request:wait()
 --- Waits for the request's outcome (at once if it is known). Several tasks
 --- may wait on one request.
 function Request:wait()
-  local r = self._results
-  if r then return table.unpack(r, 1, r.n) end
+  if self._done then return self._res, self._err end
+  local co = task.current()
+  if self._co == nil then
+    self._co = co
+    return coroutine.yield()
+  end
   return task.await(function(done)
+    self._waiters = self._waiters or {}
     self._waiters[#self._waiters + 1] = done
     return true
   end)
@@ -289,13 +303,13 @@ end
 --- notifications/cancelled with the reason; its late answer is dropped.
 --- Returns false when the request had already finished.
 function Request:cancel(reason)
-  if self._results or not self.id then return false end
+  if self._done or not self.id then return false end
   return self.client._core:cancel(self.id, reason or "cancelled by the client")
 end
 
 --- True once the outcome is known.
 function Request:done()
-  return self._results ~= nil
+  return self._done == true
 end
 
 --- syntax: request = client:start(method, params?, opts?)
@@ -310,35 +324,43 @@ function Client:start(method, params, opts, arguments_schema)
     error("bad argument #2 to 'start' (table expected)", 2)
   end
   local core_opts = request_options(self, opts, arguments_schema)
-  local req = setmetatable({ client = self, method = method, _waiters = {} }, Request_mt)
+  local req = setmetatable({ client = self, method = method }, Request_mt)
   if lost then
     req:_complete(nil, lost)
     return req
   end
   if self._headers_fn then self:_refresh_headers() end
-  self:_send(req, params, core_opts, false)
+  req._params, req._core_opts = params, core_opts
+  self:_send(req)
   return req
 end
 
--- Sends req; a request the server refused because its session expired is
--- sent once more after a new handshake (T25).
-function Client:_send(req, params, core_opts, retried)
-  local id, err = self._core:request(req.method, params, function(res, rerr)
-    if rerr and rerr.code == "ESESSION" and not retried and not self._closing then
-      self:_reinitialize(function(ok, ierr)
-        if not ok then return req:_complete(nil, ierr) end
-        if self._closing or self._lost then return req:_complete(nil, self._lost or rerr) end
-        self:_send(req, params, core_opts, true)
-      end)
-      return
-    end
-    -- -32042: the server needs URL elicitations done first (E11).
-    if rerr and rerr.rpc_code == URL_ELICITATION_REQUIRED then
-      rerr.code = "EURLELICIT"
-      rerr.elicitations = type(rerr.data) == "table" and rerr.data.elicitations or {}
-    end
-    req:_complete(res, rerr)
-  end, core_opts)
+-- The core calls this for every request sent by _send, with the request
+-- as context (no closure per request).
+local function on_response(req, res, rerr)
+  local self = req.client
+  if rerr and rerr.code == "ESESSION" and not req._retried and not self._closing then
+    -- The server forgot the session: a new handshake, then once more (T25).
+    req._retried = true
+    self:_reinitialize(function(ok, ierr)
+      if not ok then return req:_complete(nil, ierr) end
+      if self._closing or self._lost then return req:_complete(nil, self._lost or rerr) end
+      self:_send(req)
+    end)
+    return
+  end
+  -- -32042: the server needs URL elicitations done first (E11).
+  if rerr and rerr.rpc_code == URL_ELICITATION_REQUIRED then
+    rerr.code = "EURLELICIT"
+    rerr.elicitations = type(rerr.data) == "table" and rerr.data.elicitations or {}
+  end
+  req:_complete(res, rerr)
+end
+
+-- Sends req (its params and core options are kept on it for a retry).
+function Client:_send(req)
+  local id, err = self._core:request(req.method, req._params, on_response,
+    req._core_opts, req)
   if id then req.id = id else req:_complete(nil, err) end
 end
 
@@ -399,7 +421,7 @@ end
 -- A request handle that has already failed, for errors found locally
 -- (an argument that does not match its schema, a missing capability).
 function Client:_failed_request(method, err)
-  local req = setmetatable({ client = self, method = method, _waiters = {} }, Request_mt)
+  local req = setmetatable({ client = self, method = method }, Request_mt)
   req:_complete(nil, err)
   return req
 end

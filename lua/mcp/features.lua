@@ -134,9 +134,8 @@ function Client:start_tool(name, args, opts)
   if err then return self:_failed_request("tools/call", err) end
   local req = self:start("tools/call", { name = name, arguments = args or {} }, opts,
     self:_arguments_schema(name, opts))
-  local r = req._results
-  if r and r[2] and r[2].code == "ESCHEMA" and not req.id then
-    self:_explain_arguments_error(name, r[2])
+  if req._done and req._err and req._err.code == "ESCHEMA" and not req.id then
+    self:_explain_arguments_error(name, req._err)
   end
   return req
 end

@@ -89,6 +89,17 @@ function M.kill(co)
   return true
 end
 
+--- syntax: co = task.current() -- the running task; raises outside one.
+--- For waiting primitives that yield and are resumed with task.resume
+--- themselves (the fast path of a request's wait).
+function M.current()
+  local co, is_main = coroutine.running()
+  if is_main or not tasks[co] then
+    error("mcp: this call waits; run it inside mcp.run() or mcp.spawn()", 3)
+  end
+  return co
+end
+
 --- True inside a task that may wait.
 function M.in_task()
   local co, is_main = coroutine.running()

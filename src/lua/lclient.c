@@ -48,6 +48,7 @@ typedef struct lreq_s {
   lclient_t *c;
   int cb_ref;
   int progress_ref;        /* opts.on_progress, or LUA_NOREF */
+  int ctx_ref;             /* passed to cb first, when given; or NOREF */
 } lreq_t;
 
 static void
@@ -102,6 +103,7 @@ typedef struct lcall_s {
   const char *method;
   const char *text;           /* on_log, on_bad_message, CALL_RAW */
   size_t len;
+  int *ctx_ref;               /* CALL_DONE/CALL_RAW: a value for cb first */
 } lcall_t;
 
 static void
@@ -124,30 +126,33 @@ lcall_run(lua_State *L)
   lcall_t *k = lua_touserdata(L, 1);
   int nargs = 0;
 
-  if (k->kind == CALL_DONE) {
+  if (k->kind == CALL_DONE || k->kind == CALL_RAW) {
+    int with_ctx = k->ctx_ref != NULL && *k->ctx_ref != LUA_NOREF;
+
     lmcp_push_unref(L, k->ref);
-    if (k->err == NULL) {
+    if (with_ctx)
+      lmcp_push_unref(L, k->ctx_ref);
+    nargs = with_ctx ? 1 : 0;
+    if (k->kind == CALL_RAW) {
+      mcp_error_t err;
+
+      if (lmcp_decode_json(L, k->text, k->len, k->c->ctx->max_depth,
+                           &err) == 0) {
+        nargs += 1;
+      } else {
+        lua_pushnil(L);
+        lmcp_push_error(L, &err, NULL, NULL);
+        nargs += 2;
+      }
+    } else if (k->err == NULL) {
       lmcp_push_json(L, k->value);
-      nargs = 1;
+      nargs += 1;
     } else {
       lua_pushnil(L);
       push_error_with_tail(L, k->c, k->err, k->value);
-      nargs = 2;
+      nargs += 2;
     }
     lua_call(L, nargs, 0);
-    return 0;
-  }
-  if (k->kind == CALL_RAW) {
-    mcp_error_t err;
-
-    lmcp_push_unref(L, k->ref);
-    if (lmcp_decode_json(L, k->text, k->len, k->c->ctx->max_depth, &err) == 0) {
-      lua_call(L, 1, 0);
-    } else {
-      lua_pushnil(L);
-      lmcp_push_error(L, &err, NULL, NULL);
-      lua_call(L, 2, 0);
-    }
     return 0;
   }
   if (k->kind == CALL_PROGRESS) {
@@ -304,6 +309,7 @@ on_done(void *data, const mcp_error_t *err, const cJSON *value)
   k.kind = CALL_DONE;
   k.c = r->c;
   k.ref = &r->cb_ref;
+  k.ctx_ref = &r->ctx_ref;
   k.err = err;
   k.value = value;
   if (r->progress_ref != LUA_NOREF && !r->c->ctx->closing)
@@ -323,6 +329,7 @@ on_raw_result(void *data, const char *text, size_t len)
   k.kind = CALL_RAW;
   k.c = r->c;
   k.ref = &r->cb_ref;
+  k.ctx_ref = &r->ctx_ref;
   k.text = text;
   k.len = len;
   if (r->progress_ref != LUA_NOREF && !r->c->ctx->closing)
@@ -381,6 +388,7 @@ start_failed(lua_State *L, lclient_t *c, lreq_t *r, const mcp_error_t *err)
 {
   luaL_unref(L, LUA_REGISTRYINDEX, r->cb_ref);
   luaL_unref(L, LUA_REGISTRYINDEX, r->progress_ref);
+  luaL_unref(L, LUA_REGISTRYINDEX, r->ctx_ref);
   free(r);
   lua_pushnil(L);
   push_error_with_tail(L, c, err, NULL);
@@ -398,6 +406,7 @@ new_req(lua_State *L, lclient_t *c, int cb_idx)
     luaL_error(L, "out of memory");
   r->c = c;
   r->progress_ref = LUA_NOREF;
+  r->ctx_ref = LUA_NOREF;
   lua_pushvalue(L, cb_idx);
   r->cb_ref = luaL_ref(L, LUA_REGISTRYINDEX);
   return r;
@@ -407,7 +416,7 @@ static void
 on_initialized(void *data, const mcp_error_t *err, const cJSON *result)
 {
   lclient_t *c = data;
-  lreq_t r = { c, c->init_ref, LUA_NOREF };
+  lreq_t r = { c, c->init_ref, LUA_NOREF, LUA_NOREF };
   lcall_t k = { 0 };
 
   c->init_ref = LUA_NOREF;
@@ -475,7 +484,9 @@ opt_ms_field(lua_State *L, int opts, const char *name)
   return (uint64_t) ms;
 }
 
-/* syntax: id, err = core_client:request(method, params?, cb, opts?)
+/* syntax: id, err = core_client:request(method, params?, cb, opts?, ctx?)
+ * cb(result) or cb(nil, err); with ctx, cb(ctx, result) or cb(ctx, nil,
+ * err), so one function can serve every request without a closure each.
  * opts: timeout (ms), max_timeout (ms), no_cancel, on_progress(params),
  * arguments_schema (a compiled schema that params.arguments must match:
  * checked on the very JSON that is sent; nil, ESCHEMA when it does not). */
@@ -510,6 +521,10 @@ lmcp_client_request(lua_State *L)
     lua_pop(L, 2);
   }
   r = new_req(L, c, 4);
+  if (!lua_isnoneornil(L, 6)) {
+    lua_pushvalue(L, 6);
+    r->ctx_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+  }
   if (has_progress) {
     lua_getfield(L, 5, "on_progress");
     r->progress_ref = luaL_ref(L, LUA_REGISTRYINDEX);
@@ -527,6 +542,7 @@ lmcp_client_request(lua_State *L)
       cJSON_Delete(params);
       luaL_unref(L, LUA_REGISTRYINDEX, r->cb_ref);
       luaL_unref(L, LUA_REGISTRYINDEX, r->progress_ref);
+      luaL_unref(L, LUA_REGISTRYINDEX, r->ctx_ref);
       free(r);
       return lmcp_schema_fail(L, &why);
     }
