@@ -67,14 +67,6 @@ function Client:list_tools(opts)
   self:_check()
   local err = self:_require("tools/list", "tools")
   if err then return nil, err end
-  -- A large cached list is garbage once the new one comes: collect it
-  -- first, so that two lists never take memory at the same time.
-  local old = self.tools
-  self.tools, self.tools_by_name = nil, nil
-  if old and #old > 256 then
-    old = nil
-    collectgarbage()
-  end
   local tools
   tools, err = self:_paginate("tools/list", "tools", opts)
   if not tools then return nil, err end

@@ -97,6 +97,24 @@ describe("luamcp run", function()
     assert.equal("args:\tspec/fixtures/echo.js\thello\t2\nhello\n", out)
   end)
 
+  it("prints a server's log messages to stderr with its name and level by default", function()
+    local script = os.tmpname()
+    local f = assert(io.open(script, "w"))
+    f:write([[
+      local mcp = require "mcp"
+      local c <close> = assert(mcp.connect{ name = "logger", command = { "node", arg[1] },
+                                            on_stderr = function() end })
+      assert(c:call_tool("notify", { method = "notifications/message",
+        params = { level = "warning", logger = "disk", data = "space is low" } }))
+      mcp.sleep(0.05)
+    ]])
+    f:close()
+    local code, _, err = run(LUAMCP .. " run " .. script .. " spec/fixtures/client_requests.js")
+    os.remove(script)
+    assert.equal(0, code)
+    assert.equal("[logger] warning (disk): space is low\n", err)
+  end)
+
   it("exits 1 with the error when the script fails", function()
     local code, _, err = run(LUAMCP .. " run /nonexistent/script.lua")
     assert.equal(1, code)

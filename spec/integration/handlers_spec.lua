@@ -177,6 +177,41 @@ describe("sampling", function()
     end)
   end)
 
+  it("sends array content only to a 2025-11-25 server", function()
+    run_async(function()
+      local reply = { role = "assistant", model = "m", stopReason = "endTurn",
+                      content = { { type = "text", text = "a" }, { type = "text", text = "b" } } }
+      local params = { messages = { { role = "user", content = { type = "text", text = "q" } } },
+                       maxTokens = 5 }
+      local old <close> = assert(fixture.connect("client_requests", { args = { "--version", "2025-06-18" },
+        handlers = { sampling = function() return reply end } }))
+      assert.equal("2025-06-18", old.protocol_version)
+      local r = ask(old, "sampling/createMessage", params)
+      assert.equal(-32603, r.error.code)
+      assert.matches("2025%-11%-25", r.error.message)
+      local new <close> = assert(fixture.connect("client_requests", {
+        handlers = { sampling = function() return reply end } }))
+      r = ask(new, "sampling/createMessage", params)
+      assert.equal("b", r.result.content[2].text)
+    end)
+  end)
+
+  it("can be replaced on a live client", function()
+    run_async(function()
+      local client <close> = assert(fixture.connect("client_requests", { handlers = {
+        sampling = function() return text_reply("first") end, roots = {} } }))
+      local params = { messages = { { role = "user", content = { type = "text", text = "q" } } },
+                       maxTokens = 5 }
+      assert.equal("first", ask(client, "sampling/createMessage", params).result.content.text)
+      client:set_handler("sampling", function() return text_reply("second") end)
+      assert.equal("second", ask(client, "sampling/createMessage", params).result.content.text)
+      client:set_handler("roots", function() return { { uri = "file:///replaced" } } end)
+      assert.equal("file:///replaced", ask(client, "roots/list").result.roots[1].uri)
+      -- a kind not declared at connect time cannot be added later
+      assert.has_error(function() client:set_handler("elicitation", function() end) end)
+    end)
+  end)
+
   it("stops the handler and sends nothing when the server cancels", function()
     run_async(function()
       local closed, finished = false, false

@@ -5,10 +5,8 @@ local mcp = require "mcp"
 local core = require "mcp.core"
 
 local function with_server(name, args, fn)
-  local srv = fixture.http_server(name, args)
-  local ok, err = pcall(fn, srv)
-  srv.stop()
-  if not ok then error(err, 0) end
+  local srv <close> = fixture.http_server(name, args)
+  fn(srv)
 end
 
 local function text_reply(t)
@@ -99,16 +97,23 @@ describe("an HTTP server that misbehaves", function()
     end)
   end)
 
-  it("starts a new session after a 404 and retries the call", function()
+  it("starts a new session after a 404, restores its set-up and retries the call", function()
     run_async(function()
       with_server("http_faults", {}, function(srv)
         local client <close> = assert(connect(srv))
         assert(client:set_log_level("debug"))
+        assert(client:subscribe_resource("test://watched", function() end))
         assert(client:call_tool("expire", {}))
         local r = assert(client:call_tool("echo", { message = "again" }))
         assert.equal("again", r.content[1].text)
         assert.equal(2, client.sessions)
-        assert.equal(2, stats(client).sessions)
+        local s = stats(client)
+        assert.equal(2, s.sessions)
+        -- the new session got the same log level and subscriptions
+        assert.same({ "level:debug", "subscribe:test://watched" }, s.restored["session-1"])
+        local again = s.restored["session-2"]
+        table.sort(again)
+        assert.same({ "level:debug", "subscribe:test://watched" }, again)
       end)
     end)
   end)
@@ -148,9 +153,31 @@ describe("an HTTP server that misbehaves", function()
     end)
   end)
 
+  it("fails an oversized JSON answer with ETOOBIG", function()
+    run_async(function()
+      with_server("http_faults", {}, function(srv)
+        local client <close> = assert(connect(srv, { max_message = 64 * 1024 }))
+        local _, err = client:call_tool("huge_json", { bytes = 1024 * 1024 })
+        assert.equal("ETOOBIG", err.code)
+        assert(client:call_tool("huge_json", { bytes = 1000 }))
+      end)
+    end)
+  end)
+
+  it("goes on without an event stream when GET is answered 405", function()
+    run_async(function()
+      with_server("http_faults", { "--no-get" }, function(srv)
+        local client <close> = assert(connect(srv, { idle_timeout = 0.1 }))
+        mcp.sleep(0.5)
+        assert(client:call_tool("echo", { message = "still fine" }))
+        assert.equal(1, stats(client).gets)   -- asked once, never again
+      end)
+    end)
+  end)
+
   it("fails pending calls within a second when the server is killed", function()
     run_async(function()
-      local srv = fixture.http_server("http_faults", {})
+      local srv <close> = fixture.http_server("http_faults", {})
       local client <close> = assert(connect(srv))
       local errs = {}
       for i = 1, 3 do

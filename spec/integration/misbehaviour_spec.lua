@@ -152,6 +152,17 @@ describe("a server that starts a grandchild", function()
   end)
 end)
 
+describe("a server that never answers initialize", function()
+  it("times out, and initialize is never cancelled", function()
+    run_async(function()
+      local client, err, log = fixture.connect("silent_init", { init_timeout = 0.2 })
+      assert.is_nil(client)
+      assert.equal("ETIMEDOUT", err.code)
+      assert.same({ "got initialize" }, log)   -- no notifications/cancelled
+    end)
+  end)
+end)
+
 describe("protocol versions", function()
   it("closes with EVERSION when the server offers an unknown version", function()
     run_async(function()

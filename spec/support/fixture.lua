@@ -72,14 +72,23 @@ end
 --- (`$!`) to a third one; os.execute returns at once. stop() (call it in
 --- the spec's teardown) sends SIGTERM, waits until /proc/<pid> is gone
 --- (SIGKILL after 5 s) and removes the temp files.
+--- The pid of this (the test) process.
+function M.own_pid()
+  local f = assert(io.open("/proc/self/stat", "r"))
+  local pid = tonumber(f:read("a"):match("^(%d+)"))
+  f:close()
+  return pid
+end
+
 function M.http_server(name, args)
   local core = require "mcp.core"
   local function q(s) return "'" .. tostring(s):gsub("'", "'\\''") .. "'" end
   local out, err, pidfile = os.tmpname(), os.tmpname(), os.tmpname()
   local cmd = { "node", q("spec/fixtures/" .. name .. ".js") }
   for _, a in ipairs(args or {}) do cmd[#cmd + 1] = q(a) end
-  assert(os.execute(("%s >%s 2>%s </dev/null & echo $! >%s"):format(
-    table.concat(cmd, " "), q(out), q(err), q(pidfile))))
+  -- The fixture exits by itself if this process dies (lib/watch_parent.js).
+  assert(os.execute(("LUAMCP_TEST_PID=%d %s >%s 2>%s </dev/null & echo $! >%s"):format(
+    M.own_pid(), table.concat(cmd, " "), q(out), q(err), q(pidfile))))
   local function slurp(path)
     local f = io.open(path, "r")
     if not f then return "" end
@@ -88,7 +97,9 @@ function M.http_server(name, args)
     return text
   end
   local pid = tonumber(slurp(pidfile):match("%d+"))
-  local server = { pid = pid }
+  -- `local srv <close> = fixture.http_server(...)` stops it however the
+  -- test ends, even when its task is closed by a timeout.
+  local server = setmetatable({ pid = pid }, { __close = function(s) s.stop() end })
   function server.url(path) return ("http://127.0.0.1:%d%s"):format(server.port, path or "/") end
   function server.stop()
     if server.stopped then return end

@@ -148,35 +148,26 @@ error:
   return text;
 }
 
-/* Appends s as a JSON string literal. */
+/* Appends s as a JSON string literal, escaped by cJSON's own printer
+ * into a stack buffer (no allocation for the usual short method name). */
 static int
 append_json_string(mcp_buf_t *b, const char *s)
 {
-  static const char hex[] = "0123456789abcdef";
-  const unsigned char *p = (const unsigned char *) s;
-  const unsigned char *run = p;
-  char esc[6] = { '\\', 'u', '0', '0', 0, 0 };
-  int rc = mcp_buf_putc(b, '"');
+  cJSON item;
+  char small[256];
+  char *text;
+  int rc;
 
-  for (; rc == 0 && *p; p++) {
-    if (*p >= 0x20 && *p != '"' && *p != '\\')
-      continue;
-    rc = mcp_buf_append(b, run, (size_t) (p - run));
-    if (rc == 0 && (*p == '"' || *p == '\\')) {
-      char two[2] = { '\\', (char) *p };
-
-      rc = mcp_buf_append(b, two, 2);
-    } else if (rc == 0) {
-      esc[4] = hex[*p >> 4];
-      esc[5] = hex[*p & 15];
-      rc = mcp_buf_append(b, esc, 6);
-    }
-    run = p + 1;
-  }
-  if (rc == 0)
-    rc = mcp_buf_append(b, run, (size_t) (p - run));
-  if (rc == 0)
-    rc = mcp_buf_putc(b, '"');
+  memset(&item, 0, sizeof item);
+  item.type = cJSON_String | cJSON_IsReference;
+  item.valuestring = (char *) s;
+  if (cJSON_PrintPreallocated(&item, small, sizeof small, 0))
+    return mcp_buf_append(b, small, strlen(small));
+  text = cJSON_PrintUnformatted(&item);
+  if (text == NULL)
+    return MCP_ENOMEM;
+  rc = mcp_buf_append(b, text, strlen(text));
+  cJSON_free(text);
   return rc;
 }
 

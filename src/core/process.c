@@ -79,6 +79,7 @@ typedef struct write_req_s {
 } write_req_t;
 
 static void finish_if_done(mcp_process_t *p);
+static void flush_output(mcp_process_t *p);
 static void report_gone(mcp_process_t *p);
 static void report_gone_if_ready(mcp_process_t *p);
 static void on_drain(uv_timer_t *t);
@@ -395,12 +396,36 @@ on_exit_cb(uv_process_t *proc, int64_t exit_status, int term_signal)
   finish_if_done(p);
 }
 
+static void
+on_stdin_shutdown(uv_shutdown_t *req, int status)
+{
+  mcp_process_t *p = req->handle->data;
+
+  MCP_UNUSED(status);
+  free(req);
+  close_stdin(p);
+}
+
 void
 mcp_process_shutdown(mcp_process_t *p)
 {
+  uv_shutdown_t *req;
+
   if (p->exited || p->phase != PH_RUNNING)
     return;
-  close_stdin(p);
+  /* What was said before the close still reaches the server: the queued
+   * output goes out, and stdin closes once the pipe has taken it. */
+  flush_output(p);
+  if (!p->in_closed &&
+      uv_stream_get_write_queue_size((uv_stream_t *) &p->in) > 0 &&
+      (req = malloc(sizeof *req)) != NULL) {
+    if (uv_shutdown(req, (uv_stream_t *) &p->in, on_stdin_shutdown) != 0) {
+      free(req);
+      close_stdin(p);
+    }
+  } else {
+    close_stdin(p);
+  }
   wait_until(p, PH_WAIT_EXIT, p->grace_ms, 0);
 }
 

@@ -19,10 +19,11 @@
 #include <string.h>
 #include <strings.h>
 
+#include <openssl/rand.h>
+
 #include "buf.h"
 #include "common.h"
 #include "http.h"
-#include "idscan.h"
 #include "sse.h"
 
 #define BACKOFF_MIN_MS 250u
@@ -139,6 +140,7 @@ static uint64_t
 backoff_ms(int failures)
 {
   uint64_t ms = BACKOFF_MIN_MS;
+  uint32_t r;
   int i;
 
   for (i = 1; i < failures && ms < BACKOFF_MAX_MS; i++)
@@ -146,7 +148,9 @@ backoff_ms(int failures)
   if (ms > BACKOFF_MAX_MS)
     ms = BACKOFF_MAX_MS;
   /* Up to a quarter of jitter, so that clients do not reconnect in step. */
-  return ms - (uv_hrtime() % (ms / 4 + 1));
+  if (RAND_bytes((unsigned char *) &r, sizeof r) != 1)
+    r = (uint32_t) uv_hrtime();
+  return ms - (r % (ms / 4 + 1));
 }
 
 /* ---- losing the connection ------------------------------------------------ */
@@ -563,17 +567,12 @@ post_done(http_transport_t *t, xfer_t *x, const mcp_error_t *err)
   if (x->status >= 200 && x->status <= 299) {
     t->decided = 1;
     if (x->too_big) {
-      mcp_idscan_t scan;
-      const char *id;
-      size_t id_len = 0;
+      /* The POST carried one request: it is that request's answer. */
+      char size[32];
 
-      mcp_idscan_init(&scan);
-      mcp_idscan_feed(&scan, x->body.data, x->body.len);
-      id = mcp_idscan_id(&scan, &id_len);
-      t->cb.on_oversize(t->ud, x->body.len, id, id_len);
-      if (id == NULL)
-        fail_request(t, x->request_id, MCP_ETOOBIG, x->status,
-                     "the answer exceeds the limit%s", "");
+      snprintf(size, sizeof size, "%zu", x->body.len);
+      fail_request(t, x->request_id, MCP_ETOOBIG, x->status,
+                   "the answer exceeds the limit of %s bytes", size);
       return;
     }
     if (x->is_json && x->body.len > 0 && err == NULL)

@@ -27,6 +27,7 @@
 
 #define CLIENT_MT "mcp.core.client"
 #define TAIL_MAX 4096
+#define LARGE_RESULT (256u * 1024u) /* bytes of JSON */
 
 typedef struct lclient_s {
   lmcp_ctx_t *ctx;
@@ -136,6 +137,11 @@ lcall_run(lua_State *L)
     if (k->kind == CALL_RAW) {
       mcp_error_t err;
 
+      /* A large result is about to become many Lua objects: collect
+       * first, so that earlier garbage (the previous tool list, say) is
+       * gone before the new one is built and memory peaks at one copy. */
+      if (k->len > LARGE_RESULT)
+        lua_gc(L, LUA_GCCOLLECT);
       if (lmcp_decode_json(L, k->text, k->len, k->c->ctx->max_depth,
                            &err) == 0) {
         nargs += 1;
@@ -300,43 +306,41 @@ on_closed(void *ud)
   client_free_if_done(c);
 }
 
+/* Ends a request: calls its callback as k says and frees it. */
 static void
-on_done(void *data, const mcp_error_t *err, const cJSON *value)
+finish_request(lreq_t *r, lcall_t *k)
 {
-  lreq_t *r = data;
-  lcall_t k = { 0 };
-
-  k.kind = CALL_DONE;
-  k.c = r->c;
-  k.ref = &r->cb_ref;
-  k.ctx_ref = &r->ctx_ref;
-  k.err = err;
-  k.value = value;
+  k->c = r->c;
+  k->ref = &r->cb_ref;
+  k->ctx_ref = &r->ctx_ref;
   if (r->progress_ref != LUA_NOREF && !r->c->ctx->closing)
     luaL_unref(r->c->ctx->L, LUA_REGISTRYINDEX, r->progress_ref);
   r->progress_ref = LUA_NOREF;
-  call_lua(&k);
+  call_lua(k);
   free(r);
+}
+
+static void
+on_done(void *data, const mcp_error_t *err, const cJSON *value)
+{
+  lcall_t k = { 0 };
+
+  k.kind = CALL_DONE;
+  k.err = err;
+  k.value = value;
+  finish_request(data, &k);
 }
 
 /* The fast path: the result's text, decoded straight into Lua. */
 static void
 on_raw_result(void *data, const char *text, size_t len)
 {
-  lreq_t *r = data;
   lcall_t k = { 0 };
 
   k.kind = CALL_RAW;
-  k.c = r->c;
-  k.ref = &r->cb_ref;
-  k.ctx_ref = &r->ctx_ref;
   k.text = text;
   k.len = len;
-  if (r->progress_ref != LUA_NOREF && !r->c->ctx->closing)
-    luaL_unref(r->c->ctx->L, LUA_REGISTRYINDEX, r->progress_ref);
-  r->progress_ref = LUA_NOREF;
-  call_lua(&k);
-  free(r);
+  finish_request(data, &k);
 }
 
 static void
