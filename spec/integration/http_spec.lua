@@ -283,6 +283,23 @@ describe("mcp.http", function()
       end)
     end)
 
+    it("drops a kept-alive connection the server closed while idle", function()
+      run_async(function()
+        local a = assert(http.request{ url = url("/drop-idle") })
+        -- The idle socket turns readable when the server closes it; the
+        -- engine must stop polling it, not spin on the event.
+        local cpu = os.clock()
+        mcp.sleep(0.3)
+        cpu = os.clock() - cpu
+        assert.truthy(cpu < 0.1, ("%.3f s of CPU while idle"):format(cpu))
+        local b = assert(http.request{ url = url("/echo") })
+        assert.equal(200, b.status)
+        assert.equal(1, b.connects)
+        assert.are_not.equal(mcp.json.decode(a.body).remote_port,
+                             mcp.json.decode(b.body).remote_port)
+      end)
+    end)
+
     it("completes 50 concurrent requests", function()
       run_async(function()
         local done, tasks = 0, {}

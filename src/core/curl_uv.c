@@ -15,14 +15,22 @@
 #include "curl_uv.h"
 
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "common.h"
 
+/* A socket's poll handle lives as long as the socket, not as one transfer:
+ * libcurl REMOVEs a kept-alive connection's socket after every transfer
+ * and adds it again for the next one, and a uv_poll_t per transfer cost
+ * an ioctl and several epoll_ctl calls per request. The engine closes the
+ * handle when libcurl closes the socket (CURLOPT_CLOSESOCKETFUNCTION). */
 typedef struct poll_ctx_s {
   uv_poll_t poll;
   curl_socket_t fd;
   mcp_curl_uv_t *cu;
   struct poll_ctx_s *prev, *next;  /* the engine's live polls */
+  int events;                      /* UV_READABLE|UV_WRITABLE polled now */
+  unsigned wanted : 1;             /* libcurl watches the socket */
 } poll_ctx_t;
 
 /* Easy handles kept for reuse: curl_easy_reset is much cheaper than
@@ -35,6 +43,8 @@ struct mcp_curl_uv_s {
   uv_timer_t timer;                /* CURLMOPT_TIMERFUNCTION */
   uv_timer_t defer;                /* runs the completions of cancels */
   poll_ctx_t *polls;               /* live (not closing) poll contexts */
+  poll_ctx_t **by_fd;              /* the same, indexed by socket */
+  size_t nby_fd;
   mcp_curl_xfer_t *xfers;          /* attached transfers */
   size_t nxfers;
   mcp_curl_xfer_t *mark_head, *mark_tail;  /* flushes due */
@@ -49,14 +59,17 @@ struct mcp_curl_uv_s {
 static int curl_ready;             /* curl_global_init was called */
 
 static void after_action(mcp_curl_uv_t *cu);
+static int on_close_socket(void *clientp, curl_socket_t s);
 
 /* ---- handle lifetime ----------------------------------------------------- */
 
 static void
 engine_free_if_done(mcp_curl_uv_t *cu)
 {
-  if (cu->closing && cu->open_handles == 0)
+  if (cu->closing && cu->open_handles == 0) {
+    free(cu->by_fd);
     free(cu);
+  }
 }
 
 static void
@@ -84,6 +97,8 @@ poll_close(poll_ctx_t *p)
 {
   mcp_curl_uv_t *cu = p->cu;
 
+  if ((size_t) p->fd < cu->nby_fd && cu->by_fd[p->fd] == p)
+    cu->by_fd[p->fd] = NULL;
   if (p->prev != NULL)
     p->prev->next = p->next;
   else
@@ -197,6 +212,9 @@ mcp_curl_uv_add(mcp_curl_uv_t *cu, mcp_curl_xfer_t *x, mcp_error_t *err)
   x->marked = x->cancelled = 0;
   x->mark_next = x->done_next = NULL;
   curl_easy_setopt(x->easy, CURLOPT_PRIVATE, (void *) x);
+  /* A connection keeps the close function of the transfer that opened it. */
+  curl_easy_setopt(x->easy, CURLOPT_CLOSESOCKETFUNCTION, on_close_socket);
+  curl_easy_setopt(x->easy, CURLOPT_CLOSESOCKETDATA, (void *) cu);
   /* This arms the timer (timeout 0 -> 1 ms); the transfer starts from the
    * loop, never inside this call. */
   mrc = curl_multi_add_handle(cu->multi, x->easy);
@@ -332,6 +350,15 @@ on_poll(uv_poll_t *h, int status, int events)
   poll_ctx_t *p = h->data;
   int flags = 0;
 
+  if (!p->wanted) {
+    /* An idle kept-alive connection became readable: the peer closed it
+     * (or broke the protocol). Stop polling, or the level-triggered event
+     * would spin; libcurl finds the connection dead when it next picks it
+     * and closes it. */
+    uv_poll_stop(&p->poll);
+    p->events = 0;
+    return;
+  }
   if (status < 0) {
     flags = CURL_CSELECT_ERR;
   } else {
@@ -363,6 +390,66 @@ on_curl_timer(CURLM *multi, long timeout_ms, void *userp)
   return 0;
 }
 
+static poll_ctx_t *
+poll_of_fd(mcp_curl_uv_t *cu, curl_socket_t s)
+{
+  return (size_t) s < cu->nby_fd ? cu->by_fd[s] : NULL;
+}
+
+static poll_ctx_t *
+poll_new(mcp_curl_uv_t *cu, curl_socket_t s)
+{
+  poll_ctx_t *p;
+
+  if ((size_t) s >= cu->nby_fd) {
+    size_t n = cu->nby_fd ? cu->nby_fd : 64, i;
+    poll_ctx_t **grown;
+
+    while (n <= (size_t) s)
+      n *= 2;
+    grown = realloc(cu->by_fd, n * sizeof *grown);
+    if (grown == NULL)
+      return NULL;
+    for (i = cu->nby_fd; i < n; i++)
+      grown[i] = NULL;
+    cu->by_fd = grown;
+    cu->nby_fd = n;
+  }
+  p = calloc(1, sizeof *p);
+  if (p == NULL)
+    return NULL;
+  if (uv_poll_init_socket(cu->loop, &p->poll, s) != 0) {
+    free(p);
+    return NULL;
+  }
+  p->poll.data = p;
+  p->fd = s;
+  p->cu = cu;
+  p->next = cu->polls;
+  if (cu->polls != NULL)
+    cu->polls->prev = p;
+  cu->polls = p;
+  cu->by_fd[s] = p;
+  cu->open_handles++;
+  if (cu->nxfers == 0)
+    uv_unref((uv_handle_t *) &p->poll);
+  return p;
+}
+
+/* Polls p for events, unless it already does: every uv_poll_start costs
+ * epoll_ctl calls, even with the same events. */
+static void
+poll_set(poll_ctx_t *p, int events)
+{
+  if (p->events == events)
+    return;
+  p->events = events;
+  if (events == 0)
+    uv_poll_stop(&p->poll);
+  else
+    uv_poll_start(&p->poll, events, on_poll);
+}
+
 /* CURLMOPT_SOCKETFUNCTION: one uv_poll_t per socket. */
 static int
 on_curl_socket(CURL *easy, curl_socket_t s, int what, void *userp,
@@ -380,42 +467,43 @@ on_curl_socket(CURL *easy, curl_socket_t s, int what, void *userp,
     if (p == NULL) {
       if (cu->closing)
         return -1;
-      p = calloc(1, sizeof *p);
-      if (p == NULL)
+      p = poll_of_fd(cu, s);
+      if (p == NULL && (p = poll_new(cu, s)) == NULL)
         return -1;
-      if (uv_poll_init_socket(cu->loop, &p->poll, s) != 0) {
-        free(p);
-        return -1;
-      }
-      p->poll.data = p;
-      p->fd = s;
-      p->cu = cu;
-      p->next = cu->polls;
-      if (cu->polls != NULL)
-        cu->polls->prev = p;
-      cu->polls = p;
-      cu->open_handles++;
-      if (cu->nxfers == 0)
-        uv_unref((uv_handle_t *) &p->poll);
       curl_multi_assign(cu->multi, s, p);
     }
     if (what != CURL_POLL_IN)
       events |= UV_WRITABLE;
     if (what != CURL_POLL_OUT)
       events |= UV_READABLE;
-    uv_poll_start(&p->poll, events, on_poll);
+    p->wanted = 1;
+    poll_set(p, events);
     break;
   case CURL_POLL_REMOVE:
+    /* The socket stays open (a kept-alive connection), or libcurl is about
+     * to close it (on_close_socket). Polling it for reading meanwhile
+     * notices a peer that closes an idle connection. */
     if (p != NULL) {
-      if (cu->multi != NULL)
-        curl_multi_assign(cu->multi, s, NULL);
-      poll_close(p);
+      p->wanted = 0;
+      poll_set(p, UV_READABLE);
     }
     break;
   default:
     break;
   }
   return 0;
+}
+
+/* CURLOPT_CLOSESOCKETFUNCTION of every transfer: the socket's poll handle
+ * is closed first, while the descriptor is still open. */
+static int
+on_close_socket(void *clientp, curl_socket_t s)
+{
+  poll_ctx_t *p = poll_of_fd(clientp, s);
+
+  if (p != NULL)
+    poll_close(p);
+  return close(s);
 }
 
 /* ---- the engine ---------------------------------------------------------- */
