@@ -136,6 +136,7 @@ function M.connect(opts)
     name = name,
     _timeout = seconds_to_ms(opts.timeout, "timeout") or DEFAULT_TIMEOUT * 1000,
     _close_waiters = {},
+    _schema_opts = setmetatable({}, { __mode = "k" }),  -- see request_options
     _notification_handlers = {},
     on_stderr = opts.on_stderr or default_stderr(name),
     on_bad_message = opts.on_bad_message or default_bad_message(name),
@@ -242,13 +243,22 @@ local Request = {}
 local Request_mt = { __name = "mcp.Request", __index = Request }
 
 -- The core's options for one request. Requests without options share one
--- table (the hot path allocates nothing here).
+-- table, per arguments schema (the hot path allocates nothing here).
 local function request_options(self, opts, arguments_schema)
-  if opts == nil and arguments_schema == nil then
-    local shared = self._default_opts
+  if opts == nil then
+    local shared
+    if arguments_schema == nil then
+      shared = self._default_opts
+    else
+      shared = self._schema_opts[arguments_schema]
+    end
     if not shared then
-      shared = { timeout = self._timeout }
-      self._default_opts = shared
+      shared = { timeout = self._timeout, arguments_schema = arguments_schema }
+      if arguments_schema == nil then
+        self._default_opts = shared
+      else
+        self._schema_opts[arguments_schema] = shared
+      end
     end
     return shared
   end
@@ -271,7 +281,7 @@ function Request:_complete(res, err)
   self._done, self._res, self._err = true, res, err
   local co = self._co
   if co then
-    self._co = nil
+    self._co = false
     task.resume(co, res, err)
   end
   local waiters = self._waiters
@@ -287,7 +297,7 @@ end
 function Request:wait()
   if self._done then return self._res, self._err end
   local co = task.current()
-  if self._co == nil then
+  if not self._co then
     self._co = co
     return coroutine.yield()
   end
@@ -314,23 +324,33 @@ end
 
 --- syntax: request = client:start(method, params?, opts?)
 --- Sends a request without waiting and returns its handle (wait, cancel,
---- done, id). opts: timeout, max_timeout (seconds), on_progress(params).
-function Client:start(method, params, opts, arguments_schema)
-  local lost = self:_check()
+--- done, and id: the JSON-RPC id, false until the request was sent). opts: timeout, max_timeout (seconds), on_progress(params).
+function Client:start(method, params, opts)
+  self:_check()
   if type(method) ~= "string" then
     error("bad argument #1 to 'start' (string expected)", 2)
   end
   if params ~= nil and type(params) ~= "table" then
     error("bad argument #2 to 'start' (table expected)", 2)
   end
+  return self:_start(method, params, opts)
+end
+
+-- start() once the arguments are checked: the path of every request.
+-- arguments_schema: the compiled schema the core checks params.arguments
+-- against (tools/call).
+function Client:_start(method, params, opts, arguments_schema)
   local core_opts = request_options(self, opts, arguments_schema)
-  local req = setmetatable({ client = self, method = method }, Request_mt)
+  -- Every field a request gets is created here, so the table is sized once.
+  local req = setmetatable({ client = self, method = method, id = false,
+    _params = params, _core_opts = core_opts, _co = false, _done = false,
+    _res = false, _err = false }, Request_mt)
+  local lost = self._lost
   if lost then
     req:_complete(nil, lost)
     return req
   end
   if self._headers_fn then self:_refresh_headers() end
-  req._params, req._core_opts = params, core_opts
   self:_send(req)
   return req
 end

@@ -102,12 +102,12 @@ function Client:call_tool(name, args, opts)
       self._listing_failed = true
     end
   end
-  local result, err = self:start_tool(name, args, opts):wait()
+  local result, err = self:_start_tool(name, args, opts):wait()
   if not result and err.code == "EURLELICIT" and opts and opts.elicit then
     -- Do what the server asked for, then try once more (E11).
     local ok, eerr = self:run_url_elicitations(err.elicitations, opts)
     if not ok then return nil, eerr end
-    result, err = self:start_tool(name, args, opts):wait()
+    result, err = self:_start_tool(name, args, opts):wait()
   end
   if not result then return nil, err end
   err = self:_check_result(name, result, opts)
@@ -120,11 +120,16 @@ end
 --- waiting. Arguments are checked as for call_tool; the result is not.
 function Client:start_tool(name, args, opts)
   self:_check()
-  check_string(name, 1, "call_tool")
-  check_table(args, 2, "call_tool")
+  check_string(name, 1, "start_tool")
+  check_table(args, 2, "start_tool")
+  return self:_start_tool(name, args, opts)
+end
+
+-- start_tool once the arguments are checked.
+function Client:_start_tool(name, args, opts)
   local err = self:_require("tools/call", "tools")
   if err then return self:_failed_request("tools/call", err) end
-  local req = self:start("tools/call", { name = name, arguments = args or {} }, opts,
+  local req = self:_start("tools/call", { name = name, arguments = args or {} }, opts,
     self:_arguments_schema(name, opts))
   if req._done and req._err and req._err.code == "ESCHEMA" and not req.id then
     self:_explain_arguments_error(name, req._err)
