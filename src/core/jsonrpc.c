@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "buf.h"
+#include "common.h"
 #include "json.h"
 
 static mcp_msg_kind_t
@@ -171,32 +172,73 @@ append_json_string(mcp_buf_t *b, const char *s)
   return rc;
 }
 
-/* The hot path: a request is printed straight into one buffer, params
- * through cJSON's printer; no envelope tree is built. The result is
- * allocated with cJSON's allocator, like the other encoders'. */
+static int
+append_u64(mcp_buf_t *b, uint64_t v)
+{
+  char num[24], *p = num + sizeof num;
+
+  do {
+    *--p = (char) ('0' + v % 10);
+    v /= 10;
+  } while (v != 0);
+  return mcp_buf_append(b, p, (size_t) (num + sizeof num - p));
+}
+
+int
+mcp_jsonrpc_write_request(mcp_buf_t *b, uint64_t id, const char *method,
+                          mcp_jsonrpc_params_cb write_params, void *ud,
+                          mcp_error_t *err)
+{
+  static const char head[] = "{\"jsonrpc\":\"2.0\",\"id\":";
+  int rc;
+
+  rc = mcp_buf_append(b, head, sizeof head - 1);
+  if (rc == 0)
+    rc = append_u64(b, id);
+  if (rc == 0)
+    rc = mcp_buf_append(b, ",\"method\":", 10);
+  if (rc == 0)
+    rc = append_json_string(b, method);
+  if (rc == 0 && write_params != NULL) {
+    rc = mcp_buf_append(b, ",\"params\":", 10);
+    if (rc == 0) {
+      rc = write_params(ud, id, b, err);
+      if (rc != 0)
+        return rc;
+    }
+  }
+  if (rc == 0)
+    rc = mcp_buf_putc(b, '}');
+  if (rc != 0)
+    return mcp_error_set(err, rc, "encoding a request");
+  return 0;
+}
+
+int
+mcp_jsonrpc_write_cjson(void *ud, uint64_t id, mcp_buf_t *b, mcp_error_t *err)
+{
+  char *text = cJSON_PrintUnformatted(ud);
+  int rc;
+
+  MCP_UNUSED(id);
+  if (text == NULL)
+    return mcp_error_set(err, MCP_ENOMEM, NULL);
+  rc = mcp_buf_append(b, text, strlen(text));
+  cJSON_free(text);
+  return rc != 0 ? mcp_error_set(err, rc, NULL) : 0;
+}
+
 char *
 mcp_jsonrpc_request(uint64_t id, const char *method, const cJSON *params)
 {
-  char head[64], *p_text = NULL, *out;
+  char *out = NULL;
   mcp_buf_t b;
-  int rc;
 
   mcp_buf_init(&b, 0);
-  snprintf(head, sizeof head, "{\"jsonrpc\":\"2.0\",\"id\":%llu,\"method\":",
-           (unsigned long long) id);
-  rc = mcp_buf_append(&b, head, strlen(head));
-  if (rc == 0)
-    rc = append_json_string(&b, method);
-  if (rc == 0 && params != NULL) {
-    p_text = cJSON_PrintUnformatted(params);
-    rc = p_text == NULL ? MCP_ENOMEM : mcp_buf_append(&b, ",\"params\":", 10);
-    if (rc == 0)
-      rc = mcp_buf_append(&b, p_text, strlen(p_text));
-    cJSON_free(p_text);
-  }
-  if (rc == 0)
-    rc = mcp_buf_putc(&b, '}');
-  out = rc == 0 ? cJSON_malloc(b.len + 1) : NULL;
+  if (mcp_jsonrpc_write_request(&b, id, method,
+                                params ? mcp_jsonrpc_write_cjson : NULL,
+                                (void *) params, NULL) == 0)
+    out = cJSON_malloc(b.len + 1);
   if (out != NULL)
     memcpy(out, b.data, b.len + 1);
   mcp_buf_free(&b);

@@ -49,6 +49,26 @@ mcp_msg_kind_t mcp_jsonrpc_classify(cJSON *msg, mcp_msg_t *out);
  * not the number 7: ids keep their JSON type. */
 int mcp_jsonrpc_id_u64(const cJSON *id, uint64_t *out);
 
+struct mcp_buf_s;
+
+/* Writes a request's params, one JSON value, at the end of b. id is the
+ * request's id (also its progress token, when it asks for progress).
+ * Returns 0, or an MCP_E* code with err set. */
+typedef int (*mcp_jsonrpc_params_cb)(void *ud, uint64_t id,
+                                     struct mcp_buf_s *b, mcp_error_t *err);
+
+/* The hot path: appends request id to b, its params written in place by
+ * write_params (NULL: no params). Nothing is allocated but b's growth.
+ * Returns 0, or an MCP_E* code with err set (b then holds a partial
+ * message). */
+int mcp_jsonrpc_write_request(struct mcp_buf_s *b, uint64_t id,
+                              const char *method,
+                              mcp_jsonrpc_params_cb write_params, void *ud,
+                              mcp_error_t *err);
+/* A params writer for a cJSON value (ud): prints it with cJSON. */
+int mcp_jsonrpc_write_cjson(void *ud, uint64_t id, struct mcp_buf_s *b,
+                            mcp_error_t *err);
+
 /* Encoders return a newly allocated, unformatted JSON text (free with
  * cJSON_free) or NULL when out of memory. params/result/data are borrowed
  * and may be NULL. */

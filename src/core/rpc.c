@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "common.h"
 #include "json.h"
 #include "jsonrpc.h"
@@ -44,6 +45,7 @@ struct mcp_rpc_s {
   size_t raw_requests;         /* pending requests that take raw results */
   int max_depth;
   uint64_t timeout_ms;
+  mcp_buf_t out;               /* the request being written, reused */
   unsigned open : 1;           /* requests may be sent */
   unsigned transport_closed : 1;
 };
@@ -120,6 +122,7 @@ maybe_free(mcp_rpc_t *rpc)
     return;
   if (rpc->handler.on_closed != NULL)
     rpc->handler.on_closed(rpc->ud);
+  mcp_buf_free(&rpc->out);
   free(rpc->buckets);
   free(rpc);
 }
@@ -151,8 +154,9 @@ complete(pending_t *p, const mcp_error_t *err, const cJSON *value)
 
 /* ---- sending ------------------------------------------------------------- */
 
+/* Sends a notification or response text (taking it), which cJSON made. */
 static int
-send_request_text(mcp_rpc_t *rpc, char *text, uint64_t id, mcp_error_t *err)
+send_text(mcp_rpc_t *rpc, char *text, mcp_error_t *err)
 {
   int rc;
 
@@ -162,15 +166,9 @@ send_request_text(mcp_rpc_t *rpc, char *text, uint64_t id, mcp_error_t *err)
     cJSON_free(text);
     return mcp_error_set(err, MCP_ECLOSED, "connection closed");
   }
-  rc = rpc->transport->vt->send(rpc->transport, text, strlen(text), id, err);
+  rc = rpc->transport->vt->send(rpc->transport, text, strlen(text), 0, err);
   cJSON_free(text);
   return rc;
-}
-
-static int
-send_text(mcp_rpc_t *rpc, char *text, mcp_error_t *err)
-{
-  return send_request_text(rpc, text, 0, err);
 }
 
 /* The transport may stop carrying a request we no longer wait for. */
@@ -196,17 +194,25 @@ send_cancelled(mcp_rpc_t *rpc, uint64_t id, const char *reason)
   cJSON_Delete(params);
 }
 
-/* Sends the request with params._meta.progressToken set to its id. The
- * caller's params are copied (only here), so they stay untouched. */
+/* The cJSON params of mcp_rpc_request; with progress, params are copied
+ * (only then) to set _meta.progressToken to the request's id, so the
+ * caller's stay untouched. */
+typedef struct {
+  const cJSON *params;
+  int progress;
+} cjson_params_t;
+
 static int
-send_with_progress_token(mcp_rpc_t *rpc, uint64_t id, const char *method,
-                         const cJSON *params, mcp_error_t *err)
+write_cjson_params(void *ud, uint64_t id, mcp_buf_t *b, mcp_error_t *err)
 {
+  const cjson_params_t *cp = ud;
   cJSON *copy, *meta;
   char num[24];
   int rc;
 
-  copy = params ? cJSON_Duplicate(params, 1) : cJSON_CreateObject();
+  if (!cp->progress)
+    return mcp_jsonrpc_write_cjson((void *) cp->params, id, b, err);
+  copy = cp->params ? cJSON_Duplicate(cp->params, 1) : cJSON_CreateObject();
   if (copy == NULL || !cJSON_IsObject(copy)) {
     cJSON_Delete(copy);
     return mcp_error_set(err, MCP_EINVAL, "progress needs object params");
@@ -221,9 +227,32 @@ send_with_progress_token(mcp_rpc_t *rpc, uint64_t id, const char *method,
   if (meta == NULL || cJSON_AddRawToObject(meta, "progressToken", num) == NULL)
     rc = mcp_error_set(err, MCP_ENOMEM, NULL);
   else
-    rc = send_request_text(rpc, mcp_jsonrpc_request(id, method, copy), id,
-                           err);
+    rc = mcp_jsonrpc_write_cjson(copy, id, b, err);
   cJSON_Delete(copy);
+  return rc;
+}
+
+/* Most bytes of the request buffer kept between requests. */
+#define OUT_KEEP (64u * 1024u)
+
+/* Writes request id into the endpoint's buffer and hands it to the
+ * transport (which copies it): no allocation per request. */
+static int
+send_request(mcp_rpc_t *rpc, uint64_t id, const char *method,
+             mcp_jsonrpc_params_cb write_params, void *ud, mcp_error_t *err)
+{
+  int rc;
+
+  if (rpc->transport == NULL || !rpc->open)
+    return mcp_error_set(err, MCP_ECLOSED, "connection closed");
+  mcp_buf_reset(&rpc->out);
+  rc = mcp_jsonrpc_write_request(&rpc->out, id, method, write_params, ud,
+                                 err);
+  if (rc == 0)
+    rc = rpc->transport->vt->send(rpc->transport, rpc->out.data,
+                                  rpc->out.len, id, err);
+  if (rpc->out.cap > OUT_KEEP)
+    mcp_buf_free(&rpc->out);
   return rc;
 }
 
@@ -289,6 +318,22 @@ mcp_rpc_request(mcp_rpc_t *rpc, const char *method, const cJSON *params,
                 const mcp_rpc_req_opts_t *opts, mcp_rpc_done_cb cb,
                 void *data, uint64_t *id_out, mcp_error_t *err)
 {
+  cjson_params_t cp;
+
+  cp.params = params;
+  cp.progress = opts != NULL && opts->on_progress != NULL;
+  return mcp_rpc_request_with(rpc, method,
+                              (params || cp.progress) ? write_cjson_params
+                                                      : NULL,
+                              &cp, opts, cb, data, id_out, err);
+}
+
+int
+mcp_rpc_request_with(mcp_rpc_t *rpc, const char *method,
+                     mcp_jsonrpc_params_cb write_params, void *params_ud,
+                     const mcp_rpc_req_opts_t *opts, mcp_rpc_done_cb cb,
+                     void *data, uint64_t *id_out, mcp_error_t *err)
+{
   pending_t *p;
   uint64_t timeout;
   size_t k;
@@ -308,12 +353,7 @@ mcp_rpc_request(mcp_rpc_t *rpc, const char *method, const cJSON *params,
   p->no_cancel = opts != NULL && opts->no_cancel;
   p->on_progress = opts != NULL ? opts->on_progress : NULL;
   p->on_raw_result = opts != NULL ? opts->on_raw_result : NULL;
-  if (p->on_progress != NULL) {
-    rc = send_with_progress_token(rpc, p->id, method, params, err);
-  } else {
-    rc = send_request_text(rpc, mcp_jsonrpc_request(p->id, method, params),
-                           p->id, err);
-  }
+  rc = send_request(rpc, p->id, method, write_params, params_ud, err);
   if (rc != 0) {
     free(p);
     return rc;
@@ -623,6 +663,7 @@ mcp_rpc_new(uv_loop_t *loop, const mcp_rpc_opts_t *opts,
   rpc->handler = *handler;
   rpc->ud = ud;
   rpc->next_id = 1;
+  mcp_buf_init(&rpc->out, 0);
   rpc->max_depth = (opts && opts->max_depth) ? opts->max_depth
                                              : MCP_DEFAULT_MAX_DEPTH;
   rpc->timeout_ms = (opts && opts->timeout_ms) ? opts->timeout_ms
@@ -644,6 +685,7 @@ mcp_rpc_attach(mcp_rpc_t *rpc, mcp_transport_t *t)
 void
 mcp_rpc_discard(mcp_rpc_t *rpc)
 {
+  mcp_buf_free(&rpc->out);
   free(rpc->buckets);
   free(rpc);
 }

@@ -26,6 +26,7 @@
 #include <uv.h>
 
 #include "error.h"
+#include "jsonrpc.h"
 #include "transport.h"
 
 typedef struct mcp_rpc_s mcp_rpc_t;
@@ -91,6 +92,14 @@ void mcp_rpc_discard(mcp_rpc_t *rpc);
 int mcp_rpc_request(mcp_rpc_t *rpc, const char *method, const cJSON *params,
                     const mcp_rpc_req_opts_t *opts, mcp_rpc_done_cb cb,
                     void *data, uint64_t *id_out, mcp_error_t *err);
+/* The same with params written straight into the outgoing message by
+ * write_params(params_ud, id, ...) (NULL: no params), which must add
+ * _meta.progressToken = id itself when opts->on_progress is set. The
+ * request is not sent when it fails. */
+int mcp_rpc_request_with(mcp_rpc_t *rpc, const char *method,
+                         mcp_jsonrpc_params_cb write_params, void *params_ud,
+                         const mcp_rpc_req_opts_t *opts, mcp_rpc_done_cb cb,
+                         void *data, uint64_t *id_out, mcp_error_t *err);
 /* Completes a pending request with MCP_ECANCELED and tells the peer
  * (unless the request is marked no_cancel). Returns MCP_EINVAL when the
  * id is not pending. */

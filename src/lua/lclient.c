@@ -16,8 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "common.h"
 #include "json.h"
+#include "jsonscan.h"
 #include "lutil.h"
 #include "rpc.h"
 #include "schema.h"
@@ -386,14 +388,21 @@ check_json(lua_State *L, int idx, lclient_t *c, int *ref_to_drop)
   return v;
 }
 
-/* Pushes the bad start's error (nil, err) after releasing what was taken. */
-static int
-start_failed(lua_State *L, lclient_t *c, lreq_t *r, const mcp_error_t *err)
+/* Frees a request that was never sent, with its references. */
+static void
+release_req(lua_State *L, lreq_t *r)
 {
   luaL_unref(L, LUA_REGISTRYINDEX, r->cb_ref);
   luaL_unref(L, LUA_REGISTRYINDEX, r->progress_ref);
   luaL_unref(L, LUA_REGISTRYINDEX, r->ctx_ref);
   free(r);
+}
+
+/* Pushes the bad start's error (nil, err) after releasing what was taken. */
+static int
+start_failed(lua_State *L, lclient_t *c, lreq_t *r, const mcp_error_t *err)
+{
+  release_req(L, r);
   lua_pushnil(L);
   push_error_with_tail(L, c, err, NULL);
   return 2;
@@ -488,6 +497,69 @@ opt_ms_field(lua_State *L, int opts, const char *name)
   return (uint64_t) ms;
 }
 
+/* The params of a request from Lua, written straight into the message. */
+typedef struct {
+  lua_State *L;
+  int idx;                          /* stack index of the params table */
+  int max_depth;
+  const mcp_schema_t *schema;       /* params.arguments must match it */
+  mcp_schema_failure_t failure;     /* why they did not */
+  int failed_schema;
+  const char *why;                  /* a Lua value JSON lacks */
+} lua_params_t;
+
+/* Checks the arguments on the very text that goes out: the "arguments"
+ * member of the params just written at b->data + start. */
+static int
+check_sent_arguments(lua_params_t *lp, const char *text, size_t len,
+                     mcp_error_t *err)
+{
+  mcp_json_member_t members[16];
+  const mcp_json_member_t *args;
+  cJSON *value = NULL;
+  size_t n;
+  int rc;
+
+  rc = mcp_json_members(text, len, lp->max_depth, members, 16, &n);
+  if (rc != 0)
+    return mcp_error_set(err, rc, "params are not a JSON object");
+  args = mcp_json_member(members, n, "arguments");
+  if (args == NULL && n == 16) {
+    /* More members than recorded: find it through a tree instead. */
+    cJSON *params = mcp_json_parse(text, len, lp->max_depth, err);
+
+    if (params == NULL)
+      return err->code;
+    value = cJSON_DetachItemFromObjectCaseSensitive(params, "arguments");
+    cJSON_Delete(params);
+  } else if (args != NULL) {
+    value = mcp_json_parse(args->value, args->value_len, lp->max_depth, err);
+    if (value == NULL)
+      return err->code;
+  }
+  rc = mcp_schema_validate(lp->schema, value, &lp->failure);
+  cJSON_Delete(value);
+  if (rc == MCP_ESCHEMA) {
+    lp->failed_schema = 1;
+    return mcp_error_set(err, MCP_ESCHEMA, "arguments do not match");
+  }
+  return 0;
+}
+
+static int
+write_lua_params(void *ud, uint64_t id, mcp_buf_t *b, mcp_error_t *err)
+{
+  lua_params_t *lp = ud;
+  size_t start = b->len;
+
+  MCP_UNUSED(id);
+  if (lmcp_encode_json(lp->L, lp->idx, b, lp->max_depth, &lp->why) != 0)
+    return mcp_error_set(err, MCP_EINVAL, "%s", lp->why);
+  if (lp->schema != NULL)
+    return check_sent_arguments(lp, b->data + start, b->len - start, err);
+  return 0;
+}
+
 /* syntax: id, err = core_client:request(method, params?, cb, opts?, ctx?)
  * cb(result) or cb(nil, err); with ctx, cb(ctx, result) or cb(ctx, nil,
  * err), so one function can serve every request without a closure each.
@@ -500,6 +572,7 @@ lmcp_client_request(lua_State *L)
   lclient_t *c = check_client(L);
   const char *method = luaL_checkstring(L, 2);
   mcp_rpc_req_opts_t opts;
+  lua_params_t lp;
   mcp_error_t err;
   cJSON *params;
   lreq_t *r;
@@ -534,25 +607,44 @@ lmcp_client_request(lua_State *L)
     r->progress_ref = luaL_ref(L, LUA_REGISTRYINDEX);
     opts.on_progress = on_progress;
   }
-  params = check_json(L, 3, c, &r->cb_ref);
+  lp.L = L;
+  lp.max_depth = c->ctx->max_depth;
+  lp.schema = NULL;
+  lp.failed_schema = 0;
+  lp.why = NULL;
   if (!lua_isnoneornil(L, 5) &&
-      lua_getfield(L, 5, "arguments_schema") != LUA_TNIL) {
-    const mcp_schema_t *schema = lmcp_toschema(L, -1);
-    mcp_schema_failure_t why;
-    const cJSON *args = cJSON_GetObjectItemCaseSensitive(params, "arguments");
-
-    if (schema != NULL &&
-        mcp_schema_validate(schema, args, &why) == MCP_ESCHEMA) {
+      lua_getfield(L, 5, "arguments_schema") != LUA_TNIL)
+    lp.schema = lmcp_toschema(L, -1);
+  if (has_progress) {
+    /* Rare: through cJSON, whose writer adds _meta.progressToken. */
+    params = check_json(L, 3, c, &r->cb_ref);
+    if (lp.schema != NULL &&
+        mcp_schema_validate(lp.schema,
+                            cJSON_GetObjectItemCaseSensitive(params,
+                                                             "arguments"),
+                            &lp.failure) == MCP_ESCHEMA) {
       cJSON_Delete(params);
-      luaL_unref(L, LUA_REGISTRYINDEX, r->cb_ref);
-      luaL_unref(L, LUA_REGISTRYINDEX, r->progress_ref);
-      luaL_unref(L, LUA_REGISTRYINDEX, r->ctx_ref);
-      free(r);
-      return lmcp_schema_fail(L, &why);
+      lp.failed_schema = 1;
+      rc = MCP_ESCHEMA;
+    } else {
+      rc = mcp_rpc_request(c->rpc, method, params, &opts, on_done, r, &id,
+                           &err);
+      cJSON_Delete(params);
     }
+  } else {
+    lp.idx = 3;
+    rc = mcp_rpc_request_with(c->rpc, method,
+                              lua_isnoneornil(L, 3) ? NULL : write_lua_params,
+                              &lp, &opts, on_done, r, &id, &err);
   }
-  rc = mcp_rpc_request(c->rpc, method, params, &opts, on_done, r, &id, &err);
-  cJSON_Delete(params);
+  if (rc != 0 && lp.failed_schema) {
+    release_req(L, r);
+    return lmcp_schema_fail(L, &lp.failure);
+  }
+  if (rc != 0 && lp.why != NULL) {
+    release_req(L, r);
+    return luaL_argerror(L, 3, lp.why);
+  }
   if (rc != 0)
     return start_failed(L, c, r, &err);
   lua_pushinteger(L, (lua_Integer) id);

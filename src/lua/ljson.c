@@ -9,6 +9,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "buf.h"
 #include "json.h"
 #include "lutil.h"
 
@@ -224,6 +225,27 @@ static int
 lmcp_json_encode(lua_State *L)
 {
   const char *why;
+  mcp_buf_t b;
+  int rc;
+
+  luaL_checkany(L, 1);
+  mcp_buf_init(&b, 0);
+  rc = lmcp_encode_json(L, 1, &b, lmcp_ctx(L)->max_depth, &why);
+  if (rc == 0)
+    lua_pushlstring(L, b.data, b.len);
+  mcp_buf_free(&b);
+  if (rc != 0)
+    return luaL_error(L, "json_encode: %s", why);
+  return 1;
+}
+
+/* syntax: text = core.json_encode_tree(value)
+ * The same through a cJSON tree and cJSON's printer: the reference the
+ * encoder is tested against. */
+static int
+lmcp_json_encode_tree(lua_State *L)
+{
+  const char *why;
   cJSON *v;
   char *text;
 
@@ -277,6 +299,7 @@ lmcp_open_json(lua_State *L)
 {
   static const luaL_Reg fns[] = {
     { "json_encode", lmcp_json_encode },
+    { "json_encode_tree", lmcp_json_encode_tree },
     { "json_decode", lmcp_json_decode },
     { "json_decode_tree", lmcp_json_decode_tree },
     { NULL, NULL },

@@ -48,6 +48,11 @@ int lmcp_decode_json(lua_State *L, const char *text, size_t len,
                      int max_depth, mcp_error_t *err);
 /* Lua -> JSON without raising: returns NULL and a message in *why. */
 cJSON *lmcp_to_json(lua_State *L, int idx, int max_depth, const char **why);
+/* Lua -> JSON text appended to b, in one pass, without raising: returns 0,
+ * or -1 and a message in *why (b then holds a partial value). */
+struct mcp_buf_s;
+int lmcp_encode_json(lua_State *L, int idx, struct mcp_buf_s *b,
+                     int max_depth, const char **why);
 
 /* Pushes an mcp.error. data (may be NULL) becomes err.data; tail (may be
  * NULL or "") becomes err.stderr. */

@@ -6,7 +6,10 @@
  * to the expected fields.
  */
 #include <stdint.h>
+#include <stdio.h>
+#include <string.h>
 
+#include "buf.h"
 #include "common.h"
 #include "json.h"
 #include "jsonrpc.h"
@@ -414,6 +417,48 @@ test_encode_request(void)
   cJSON_Delete(v);
 }
 
+/* A params writer that writes its own id, or fails halfway. */
+static int
+write_id_or_fail(void *ud, uint64_t id, mcp_buf_t *b, mcp_error_t *err)
+{
+  char num[32];
+
+  if (ud != NULL) {
+    mcp_buf_append(b, "{\"half", 6);
+    return mcp_error_set(err, MCP_EINVAL, "cannot encode a function");
+  }
+  snprintf(num, sizeof num, "{\"token\":%llu}", (unsigned long long) id);
+  return mcp_buf_append(b, num, strlen(num));
+}
+
+static void
+test_write_request_in_place(void)
+{
+  mcp_error_t err;
+  mcp_buf_t b;
+  int fail = 1;
+
+  /* Appends: what the buffer held stays, and the writer sees the id. */
+  mcp_buf_init(&b, 0);
+  mcp_buf_append(&b, "x", 1);
+  ASSERT_EQ(mcp_jsonrpc_write_request(&b, 77, "tools/call", write_id_or_fail,
+                                      NULL, &err), 0);
+  ASSERT_STR_EQ(b.data, "x{\"jsonrpc\":\"2.0\",\"id\":77,\"method\":"
+                        "\"tools/call\",\"params\":{\"token\":77}}");
+  /* A writer's failure is the request's, with the writer's message. */
+  mcp_buf_reset(&b);
+  ASSERT_EQ(mcp_jsonrpc_write_request(&b, 1, "m", write_id_or_fail, &fail,
+                                      &err), MCP_EINVAL);
+  ASSERT_EQ(err.code, MCP_EINVAL);
+  ASSERT_STR_EQ(err.msg, "cannot encode a function");
+  /* A size limit on the buffer is ETOOBIG, not a truncated message. */
+  mcp_buf_free(&b);
+  mcp_buf_init(&b, 16);
+  ASSERT_EQ(mcp_jsonrpc_write_request(&b, 1, "ping", NULL, NULL, &err),
+            MCP_ETOOBIG);
+  mcp_buf_free(&b);
+}
+
 static void
 test_encode_request_exact_text(void)
 {
@@ -577,6 +622,7 @@ main(void)
   RUN_TEST(test_id_u64_range);
   RUN_TEST(test_encode_request);
   RUN_TEST(test_encode_request_exact_text);
+  RUN_TEST(test_write_request_in_place);
   RUN_TEST(test_encode_notification);
   RUN_TEST(test_encode_result_echoes_id_type);
   RUN_TEST(test_encode_error);
