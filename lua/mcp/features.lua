@@ -127,8 +127,10 @@ end
 
 -- start_tool once the arguments are checked.
 function Client:_start_tool(name, args, opts)
-  local err = self:_require("tools/call", "tools")
-  if err then return self:_failed_request("tools/call", err) end
+  local caps = self.capabilities
+  if type(caps) ~= "table" or not caps.tools then
+    return self:_failed_request("tools/call", self:_require("tools/call", "tools"))
+  end
   local req = self:_start("tools/call", { name = name, arguments = args or {} }, opts,
     self:_arguments_schema(name, opts))
   if req._done and req._err and req._err.code == "ESCHEMA" and not req.id then

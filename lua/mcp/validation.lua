@@ -16,37 +16,43 @@ client.on_connect(function(self, opts)
   self._schemas = setmetatable({}, { __mode = "k" })   -- tool -> compiled
 end)
 
--- Returns the compiled schema of tool[key], or nil, err for a schema the
--- validator cannot compile (the check is then skipped, not the call).
-local function compiled(self, tool, key)
-  local per_tool = self._schemas[tool]
-  if not per_tool then
-    per_tool = {}
-    self._schemas[tool] = per_tool
-  end
-  local entry = per_tool[key]
-  if entry == nil then
-    local schema, err = core.schema_compile(tool[key])
-    entry = schema or { err = err }
-    per_tool[key] = entry
-  end
-  if getmetatable(entry) == nil then return nil, entry.err end
-  return entry
+-- The compiled schema of tool[key], or false when there is none or the
+-- validator cannot compile it (the check is then skipped, not the call).
+local function compile(tool, key)
+  if type(tool[key]) ~= "table" then return false end
+  return core.schema_compile(tool[key]) or false
 end
 
-local function enabled(self, opts, key, default)
-  if opts and opts[key] ~= nil then return opts[key] ~= false end
-  return default
+-- A tool's compiled schemas, { inputSchema = s|false, outputSchema =
+-- s|false }, made on the tool's first call and kept with the tool object
+-- (a new tool list brings new objects). nil for a tool not listed.
+local function schemas_of(self, name)
+  local tools = self.tools_by_name
+  local tool = tools and tools[name]
+  if not tool then return nil end
+  local compiled = self._schemas[tool]
+  if compiled == nil then
+    compiled = { inputSchema = compile(tool, "inputSchema"),
+                 outputSchema = compile(tool, "outputSchema") }
+    self._schemas[tool] = compiled
+  end
+  return compiled
+end
+
+local function enabled(opts, key, default)
+  if opts == nil then return default end
+  local v = opts[key]
+  if v == nil then return default end
+  return v ~= false
 end
 
 --- The compiled inputSchema the arguments of tool `name` must match, or
 --- nil when there is none to check (the check is off, the tool unlisted).
 --- mcp.core checks the arguments on the JSON it sends, before sending.
 function Client:_arguments_schema(name, opts)
-  if not enabled(self, opts, "validate_input", self._validate_input) then return nil end
-  local tool = self.tools_by_name and self.tools_by_name[name]
-  if not tool or type(tool.inputSchema) ~= "table" then return nil end
-  return (compiled(self, tool, "inputSchema"))
+  if not enabled(opts, "validate_input", self._validate_input) then return nil end
+  local compiled = schemas_of(self, name)
+  return compiled and compiled.inputSchema or nil
 end
 
 --- Turns the core's ESCHEMA for arguments into the message users read.
@@ -60,13 +66,10 @@ end
 --- Checks a result's structuredContent against the tool's outputSchema;
 --- returns an ESCHEMA error carrying the raw result, or nil.
 function Client:_check_result(name, result, opts)
-  if not enabled(self, opts, "validate_output", self._validate_output) then return nil end
-  local tool = self.tools_by_name and self.tools_by_name[name]
-  if not tool or type(tool.outputSchema) ~= "table" or result.isError == true then
-    return nil
-  end
-  local schema = compiled(self, tool, "outputSchema")
-  if not schema then return nil end
+  if not enabled(opts, "validate_output", self._validate_output) then return nil end
+  local compiled = schemas_of(self, name)
+  local schema = compiled and compiled.outputSchema
+  if not schema or result.isError == true then return nil end
   if result.structuredContent == nil then
     return errors.new("ESCHEMA", ("tool '%s' declares an outputSchema but returned "
       .. "no structuredContent"):format(name), { result = result, tool = name })
