@@ -64,6 +64,33 @@ describe("a server that never answers", function()
     end)
   end)
 
+  it("times out each request at its own deadline, whatever the order", function()
+    run_async(function()
+      local client <close> = assert(fixture.connect("hang"))
+      local t0 = core.now()
+      -- Sent long first, so the short ones must go before it in the
+      -- endpoint's deadline order, and the soonest re-arms its timer.
+      local long = client:start_tool("hang", {}, { timeout = 0.6 })
+      local mid = client:start_tool("hang", {}, { timeout = 0.35 })
+      local short = client:start_tool("hang", {}, { timeout = 0.1 })
+      local order = {}
+      for name, req in pairs{ long = long, mid = mid, short = short } do
+        mcp.spawn(function()
+          local _, err = req:wait()
+          order[#order + 1] = { name = name, code = err.code, at = elapsed_ms(t0) }
+        end)
+      end
+      while #order < 3 do mcp.sleep(0.02) end
+      assert.same({ "short", "mid", "long" },
+        { order[1].name, order[2].name, order[3].name })
+      for _, o in ipairs(order) do assert.equal("ETIMEDOUT", o.code) end
+      assert.is_true(order[1].at >= 90 and order[1].at < 330, "short at " .. order[1].at)
+      assert.is_true(order[2].at >= 340 and order[2].at < 580, "mid at " .. order[2].at)
+      assert.is_true(order[3].at >= 590, "long at " .. order[3].at)
+      assert.equal(0, client._core:pending())
+    end)
+  end)
+
   it("applies the client's default timeout", function()
     run_async(function()
       local client <close> = assert(fixture.connect("hang", { timeout = 0.15 }))

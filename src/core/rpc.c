@@ -1,10 +1,12 @@
 /*
  * rpc.c - JSON-RPC endpoint: pending table, timeouts, dispatch.
  *
- * Pending requests live in a chained hash table keyed by their numeric id.
- * Each has its own timer; its memory is freed from the timer's close
- * callback, and the endpoint is freed only when the transport is closed
- * and no timer close is outstanding.
+ * Pending requests live in a chained hash table keyed by their numeric id,
+ * and in a list ordered by deadline watched by one timer: a request
+ * starts and ends no timer of its own (most share one timeout, so a new
+ * request goes at the tail). The timer is re-armed only when it fires or
+ * when a request becomes the soonest. The endpoint is freed once the
+ * transport is closed and the timer's close has run.
  */
 #include "rpc.h"
 
@@ -20,9 +22,10 @@
 
 typedef struct pending_s {
   struct pending_s *next;      /* hash chain */
+  struct pending_s *dl_prev, *dl_next;  /* the deadline list */
   mcp_rpc_t *rpc;
   uint64_t id;
-  uv_timer_t timer;
+  uint64_t deadline;           /* loop time at which the request times out */
   mcp_rpc_done_cb cb;
   void *data;
   uint64_t timeout_ms;
@@ -41,12 +44,16 @@ struct mcp_rpc_s {
   pending_t **buckets;
   size_t nbuckets;             /* a power of two */
   size_t npending;
-  size_t closing_timers;       /* pending timers whose close is due */
+  pending_t *dl_head, *dl_tail; /* pending requests, soonest deadline first */
+  uv_timer_t timer;            /* fires at (or before) dl_head's deadline */
+  uint64_t armed_for;          /* the deadline the timer is set for; 0: off */
   size_t raw_requests;         /* pending requests that take raw results */
   int max_depth;
   uint64_t timeout_ms;
   mcp_buf_t out;               /* the request being written, reused */
   unsigned open : 1;           /* requests may be sent */
+  unsigned timer_inited : 1;   /* at the first request */
+  unsigned timer_closing : 1;  /* its close callback is due */
   unsigned transport_closed : 1;
 };
 
@@ -118,7 +125,7 @@ table_take_any(mcp_rpc_t *rpc)
 static void
 maybe_free(mcp_rpc_t *rpc)
 {
-  if (!rpc->transport_closed || rpc->closing_timers > 0)
+  if (!rpc->transport_closed || rpc->timer_closing)
     return;
   if (rpc->handler.on_closed != NULL)
     rpc->handler.on_closed(rpc->ud);
@@ -128,14 +135,77 @@ maybe_free(mcp_rpc_t *rpc)
 }
 
 static void
-on_pending_closed(uv_handle_t *h)
+on_timer_closed(uv_handle_t *h)
 {
-  pending_t *p = h->data;
-  mcp_rpc_t *rpc = p->rpc;
+  mcp_rpc_t *rpc = h->data;
 
-  free(p);
-  rpc->closing_timers--;
+  rpc->timer_closing = 0;
   maybe_free(rpc);
+}
+
+/* ---- deadlines ------------------------------------------------------------ */
+
+static void on_deadline(uv_timer_t *t);
+
+/* Sets the timer for the soonest deadline, unless it fires before that
+ * anyway (it then re-arms itself); stops it when nothing is pending, so
+ * that it never keeps the loop alive on its own. */
+static void
+arm(mcp_rpc_t *rpc)
+{
+  uint64_t now, due;
+
+  if (rpc->dl_head == NULL) {
+    if (rpc->armed_for != 0)
+      uv_timer_stop(&rpc->timer);
+    rpc->armed_for = 0;
+    return;
+  }
+  due = rpc->dl_head->deadline;
+  if (rpc->armed_for != 0 && rpc->armed_for <= due)
+    return;
+  now = uv_now(rpc->loop);
+  uv_timer_start(&rpc->timer, on_deadline, due > now ? due - now : 0, 0);
+  rpc->armed_for = due;
+}
+
+/* Inserts p by deadline, scanning from the tail: new requests with the
+ * usual timeout belong there. */
+static void
+deadline_insert(mcp_rpc_t *rpc, pending_t *p)
+{
+  pending_t *after = rpc->dl_tail;
+
+  while (after != NULL && after->deadline > p->deadline)
+    after = after->dl_prev;
+  p->dl_prev = after;
+  p->dl_next = after != NULL ? after->dl_next : rpc->dl_head;
+  if (p->dl_next != NULL)
+    p->dl_next->dl_prev = p;
+  else
+    rpc->dl_tail = p;
+  if (after != NULL)
+    after->dl_next = p;
+  else
+    rpc->dl_head = p;
+  if (rpc->dl_head == p)
+    arm(rpc);
+}
+
+static void
+deadline_remove(mcp_rpc_t *rpc, pending_t *p)
+{
+  if (p->dl_prev != NULL)
+    p->dl_prev->dl_next = p->dl_next;
+  else
+    rpc->dl_head = p->dl_next;
+  if (p->dl_next != NULL)
+    p->dl_next->dl_prev = p->dl_prev;
+  else
+    rpc->dl_tail = p->dl_prev;
+  p->dl_prev = p->dl_next = NULL;
+  if (rpc->dl_head == NULL)
+    arm(rpc);   /* stops the timer */
 }
 
 /* Completes a request already taken out of the table, exactly once. */
@@ -143,13 +213,14 @@ static void
 complete(pending_t *p, const mcp_error_t *err, const cJSON *value)
 {
   mcp_rpc_t *rpc = p->rpc;
+  mcp_rpc_done_cb cb = p->cb;
+  void *data = p->data;
 
   if (p->on_raw_result != NULL)
     rpc->raw_requests--;
-  uv_timer_stop(&p->timer);
-  rpc->closing_timers++;
-  uv_close((uv_handle_t *) &p->timer, on_pending_closed);
-  p->cb(p->data, err, value);
+  deadline_remove(rpc, p);
+  free(p);
+  cb(data, err, value);
 }
 
 /* ---- sending ------------------------------------------------------------- */
@@ -270,8 +341,6 @@ table_find(mcp_rpc_t *rpc, uint64_t id)
   return NULL;
 }
 
-static void on_timeout(uv_timer_t *t);
-
 /* Progress for a request we are waiting on restarts its timeout, up to
  * its hard deadline. Unknown or finished tokens are ignored (B15). */
 static void
@@ -289,28 +358,34 @@ handle_progress(mcp_rpc_t *rpc, const cJSON *params)
   now = uv_now(rpc->loop);
   if (now < p->hard_deadline) {
     left = p->hard_deadline - now;
-    uv_timer_start(&p->timer, on_timeout,
-                   p->timeout_ms < left ? p->timeout_ms : left, 0);
+    deadline_remove(rpc, p);
+    p->deadline = now + (p->timeout_ms < left ? p->timeout_ms : left);
+    deadline_insert(rpc, p);
   }
   p->on_progress(p->data, params);
 }
 
+/* Fails every request whose deadline has passed, soonest first. A failure
+ * may start or end other requests: the list is read afresh each time. */
 static void
-on_timeout(uv_timer_t *t)
+on_deadline(uv_timer_t *t)
 {
-  pending_t *p = t->data;
-  mcp_rpc_t *rpc = p->rpc;
+  mcp_rpc_t *rpc = t->data;
+  uint64_t now = uv_now(rpc->loop);
   mcp_error_t err;
+  pending_t *p;
 
-  p = table_take(rpc, p->id);
-  if (p == NULL)
-    return;
-  mcp_error_set(&err, MCP_ETIMEDOUT, "request timed out after %llu ms",
-                (unsigned long long) p->timeout_ms);
-  if (!p->no_cancel)
-    send_cancelled(rpc, p->id, "timeout");
-  transport_forget(rpc, p->id);
-  complete(p, &err, NULL);
+  rpc->armed_for = 0;
+  while ((p = rpc->dl_head) != NULL && p->deadline <= now) {
+    p = table_take(rpc, p->id);
+    mcp_error_set(&err, MCP_ETIMEDOUT, "request timed out after %llu ms",
+                  (unsigned long long) p->timeout_ms);
+    if (!p->no_cancel)
+      send_cancelled(rpc, p->id, "timeout");
+    transport_forget(rpc, p->id);
+    complete(p, &err, NULL);
+  }
+  arm(rpc);
 }
 
 int
@@ -365,9 +440,13 @@ mcp_rpc_request_with(mcp_rpc_t *rpc, const char *method,
                      ((opts != NULL && opts->max_timeout_ms)
                           ? opts->max_timeout_ms
                           : timeout * 10);
-  uv_timer_init(rpc->loop, &p->timer);
-  p->timer.data = p;
-  uv_timer_start(&p->timer, on_timeout, timeout, 0);
+  p->deadline = uv_now(rpc->loop) + timeout;
+  if (!rpc->timer_inited) {
+    uv_timer_init(rpc->loop, &rpc->timer);
+    rpc->timer.data = rpc;
+    rpc->timer_inited = 1;
+  }
+  deadline_insert(rpc, p);
   k = bucket_of(rpc, p->id);
   p->next = rpc->buckets[k];
   rpc->buckets[k] = p;
@@ -478,9 +557,11 @@ fast_result(mcp_rpc_t *rpc, const char *text, size_t len)
 {
   mcp_json_member_t m[8];
   const mcp_json_member_t *id, *result, *version;
+  mcp_rpc_raw_cb raw;
   uint64_t n = 0;
   size_t count, i;
   pending_t *p;
+  void *data;
 
   if (mcp_json_members(text, len, rpc->max_depth, m, 8, &count) != 0 ||
       count > 6 || mcp_json_member(m, count, "method") != NULL ||
@@ -503,10 +584,11 @@ fast_result(mcp_rpc_t *rpc, const char *text, size_t len)
     return 0;
   p = table_take(rpc, n);
   rpc->raw_requests--;
-  uv_timer_stop(&p->timer);
-  rpc->closing_timers++;
-  uv_close((uv_handle_t *) &p->timer, on_pending_closed);
-  p->on_raw_result(p->data, result->value, result->value_len);
+  deadline_remove(rpc, p);
+  raw = p->on_raw_result;
+  data = p->data;
+  free(p);
+  raw(data, result->value, result->value_len);
   return 1;
 }
 
@@ -619,6 +701,11 @@ on_transport_closed(void *ud)
 
   rpc->transport = NULL;
   rpc->transport_closed = 1;
+  if (rpc->timer_inited) {
+    rpc->timer_inited = 0;
+    rpc->timer_closing = 1;
+    uv_close((uv_handle_t *) &rpc->timer, on_timer_closed);
+  }
   maybe_free(rpc);
 }
 
