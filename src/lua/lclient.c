@@ -19,7 +19,6 @@
 #include "buf.h"
 #include "common.h"
 #include "json.h"
-#include "jsonscan.h"
 #include "lutil.h"
 #include "rpc.h"
 #include "schema.h"
@@ -508,35 +507,18 @@ typedef struct {
   const char *why;                  /* a Lua value JSON lacks */
 } lua_params_t;
 
-/* Checks the arguments on the very text that goes out: the "arguments"
- * member of the params just written at b->data + start. */
+/* Checks the arguments on the very text that goes out: the value of the
+ * params' "arguments" member, just written (none: checked as absent). The
+ * encoder already held it to the nesting limit. */
 static int
 check_sent_arguments(lua_params_t *lp, const char *text, size_t len,
                      mcp_error_t *err)
 {
-  mcp_json_member_t members[16];
-  const mcp_json_member_t *args;
   cJSON *value = NULL;
-  size_t n;
   int rc;
 
-  rc = mcp_json_members(text, len, lp->max_depth, members, 16, &n);
-  if (rc != 0)
-    return mcp_error_set(err, rc, "params are not a JSON object");
-  args = mcp_json_member(members, n, "arguments");
-  if (args == NULL && n == 16) {
-    /* More members than recorded: find it through a tree instead. */
-    cJSON *params = mcp_json_parse(text, len, lp->max_depth, err);
-
-    if (params == NULL)
-      return err->code;
-    value = cJSON_DetachItemFromObjectCaseSensitive(params, "arguments");
-    cJSON_Delete(params);
-  } else if (args != NULL) {
-    value = mcp_json_parse(args->value, args->value_len, lp->max_depth, err);
-    if (value == NULL)
-      return err->code;
-  }
+  if (len > 0 && (value = cJSON_ParseWithLength(text, len)) == NULL)
+    return mcp_error_set(err, MCP_ENOMEM, "checking the arguments");
   rc = mcp_schema_validate(lp->schema, value, &lp->failure);
   cJSON_Delete(value);
   if (rc == MCP_ESCHEMA) {
@@ -550,13 +532,14 @@ static int
 write_lua_params(void *ud, uint64_t id, mcp_buf_t *b, mcp_error_t *err)
 {
   lua_params_t *lp = ud;
-  size_t start = b->len;
+  lmcp_json_span_t args = { "arguments", 0, 0 };
 
   MCP_UNUSED(id);
-  if (lmcp_encode_json(lp->L, lp->idx, b, lp->max_depth, &lp->why) != 0)
+  if (lmcp_encode_json_span(lp->L, lp->idx, b, lp->max_depth,
+                            lp->schema != NULL ? &args : NULL, &lp->why) != 0)
     return mcp_error_set(err, MCP_EINVAL, "%s", lp->why);
   if (lp->schema != NULL)
-    return check_sent_arguments(lp, b->data + start, b->len - start, err);
+    return check_sent_arguments(lp, b->data + args.start, args.len, err);
   return 0;
 }
 

@@ -23,6 +23,8 @@ typedef struct {
   lua_State *L;
   mcp_buf_t *b;
   int array_mt;           /* registry ref of the shared array metatable */
+  int top;                /* stack index of the value being encoded */
+  lmcp_json_span_t *span; /* where a top-level member's value went */
   const char *why;        /* set on the first error */
 } enc_t;
 
@@ -191,6 +193,9 @@ encode_object(enc_t *e, int idx, int depth)
 
       if (put_string(e, key, len) != 0)
         return -1;
+      if (idx == e->top && e->span != NULL &&
+          len == strlen(e->span->key) && memcmp(key, e->span->key, len) == 0)
+        e->span->start = e->b->len + 1;   /* after the ':' */
     } else if (lua_isinteger(L, -2)) {
       if (put(e, "\"", 1) != 0 || put_integer(e, lua_tointeger(L, -2)) != 0 ||
           put(e, "\"", 1) != 0)
@@ -200,6 +205,9 @@ encode_object(enc_t *e, int idx, int depth)
     }
     if (put(e, ":", 1) != 0 || encode(e, lua_gettop(L), depth - 1) != 0)
       return -1;
+    if (idx == e->top && e->span != NULL && e->span->start != 0 &&
+        e->span->len == 0)
+      e->span->len = e->b->len - e->span->start;
     lua_pop(L, 1);
   }
   return put(e, "}", 1);
@@ -268,14 +276,25 @@ int
 lmcp_encode_json(lua_State *L, int idx, mcp_buf_t *b, int max_depth,
                  const char **why)
 {
+  return lmcp_encode_json_span(L, idx, b, max_depth, NULL, why);
+}
+
+int
+lmcp_encode_json_span(lua_State *L, int idx, mcp_buf_t *b, int max_depth,
+                      lmcp_json_span_t *span, const char **why)
+{
   enc_t e;
   int top = lua_gettop(L), rc;
 
   e.L = L;
   e.b = b;
   e.array_mt = lmcp_ctx(L)->array_mt_ref;
+  e.top = lua_absindex(L, idx);
+  e.span = span;
   e.why = NULL;
-  rc = encode(&e, lua_absindex(L, idx), max_depth);
+  if (span != NULL)
+    span->start = span->len = 0;
+  rc = encode(&e, e.top, max_depth);
   lua_settop(L, top);
   *why = e.why;
   return rc;

@@ -53,6 +53,15 @@ cJSON *lmcp_to_json(lua_State *L, int idx, int max_depth, const char **why);
 struct mcp_buf_s;
 int lmcp_encode_json(lua_State *L, int idx, struct mcp_buf_s *b,
                      int max_depth, const char **why);
+/* The same, noting where the value of the top-level object's member `key`
+ * was written: b->data[start .. start + len) (len 0: no such member). */
+typedef struct lmcp_json_span_s {
+  const char *key;
+  size_t start, len;
+} lmcp_json_span_t;
+int lmcp_encode_json_span(lua_State *L, int idx, struct mcp_buf_s *b,
+                          int max_depth, lmcp_json_span_t *span,
+                          const char **why);
 
 /* Pushes an mcp.error. data (may be NULL) becomes err.data; tail (may be
  * NULL or "") becomes err.stderr. */
