@@ -285,6 +285,29 @@ describe("starting a server", function()
     end)
   end)
 
+  it("fails a burst of requests to a closed stdin at once, none left pending", function()
+    run_async(function()
+      local client <close> = assert(mcp.connect{ command = { "spec/fixtures/closed_stdin.sh" },
+                                                 on_stderr = function() end, grace = 0.1 })
+      mcp.sleep(0.5)   -- the server closes its stdin after 0.2 s
+      -- 200 requests in one loop turn fill pages of output, which go out
+      -- while they are being sent: the broken pipe must still fail them
+      -- all from the loop, not leave any waiting for its timeout.
+      local reqs = {}
+      for i = 1, 200 do
+        reqs[i] = client:start("ping", nil, { timeout = 30 })
+      end
+      local t0 = core.now()
+      for i = 1, 200 do
+        local r, err = reqs[i]:wait()
+        assert.is_nil(r)
+        assert.equal("ECLOSED", err.code)
+      end
+      assert.is_true(elapsed_ms(t0) < 2000, "took " .. elapsed_ms(t0) .. " ms")
+      assert.equal(0, client._core:pending())
+    end)
+  end)
+
   it("merges env overrides into the inherited environment and sets cwd", function()
     run_async(function()
       local client <close> = assert(fixture.connect("environment", {
