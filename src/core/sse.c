@@ -41,17 +41,17 @@ mcp_sse_init(mcp_sse_t *p, size_t max_event, const mcp_sse_cb_t *cb,
   p->ud = ud;
 }
 
-/* Returns the offset of the first CR or LF in data, or len if none. */
+/* Returns the offset of the first CR or LF in data, or len if none. Lines
+ * are mostly LF-terminated and may be long (a tool list is one line):
+ * memchr finds the LF, then a CR before it. */
 static size_t
 line_end(const char *data, size_t len)
 {
-  size_t i;
+  const char *lf = memchr(data, '\n', len);
+  size_t n = lf != NULL ? (size_t) (lf - data) : len;
+  const char *cr = memchr(data, '\r', n);
 
-  for (i = 0; i < len; i++) {
-    if (data[i] == '\r' || data[i] == '\n')
-      break;
-  }
-  return i;
+  return cr != NULL ? (size_t) (cr - data) : n;
 }
 
 static int
