@@ -2,9 +2,10 @@
 // tools/bench/run.sh builds the C parts and calls it; see that file for
 // the options. For each target (stdio; Streamable HTTP with JSON
 // responses; Streamable HTTP with SSE responses) it runs the floor,
-// bench/luamcp_bench.lua through build/luamcp, bench/ts_sdk_bench.mjs
-// under node, then (stdio only) times the cold start of both programs (and
-// of the floor) with bench/coldtime. The HTTP targets start
+// bench/luamcp_bench.lua through build/luamcp and bench/ts_sdk_bench.mjs
+// under node, taking turns --rounds times (each figure is the median of
+// its rounds), then (stdio only) times the cold start of both programs
+// (and of the floor) with bench/coldtime. The HTTP targets start
 // bench/http_fixture_server twice (one tool; --tools N) for the target's
 // phases and stop it after. It prints a table (phase | floor | luamcp | TS SDK |
 // luamcp vs TS | target | met) and writes the same figures as JSON.
@@ -31,6 +32,7 @@ const opts = {
   coldReps: 10,
   label: "bench",
   targets: "all",                    // or a comma-separated list of names
+  rounds: 3,                         // runs of each program, taking turns
 };
 {
   const argv = process.argv.slice(2);
@@ -105,6 +107,25 @@ function timePrograms(what, progs, reps) {
   });
   process.stderr.write(`  ${what}: done\n`);
   return out;
+}
+
+// The figure-by-figure median of several runs' results (objects of the
+// same shape): numbers become their median, anything else the first
+// run's. null when a run failed.
+function medianOf(list) {
+  if (list.some((x) => x == null)) return null;
+  const merge = (vals) => {
+    if (typeof vals[0] === "number") {
+      const s = [...vals].sort((a, b) => a - b);
+      const n = s.length;
+      return n % 2 ? s[(n - 1) / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+    }
+    if (vals[0] && typeof vals[0] === "object" && !Array.isArray(vals[0])) {
+      return Object.fromEntries(Object.keys(vals[0]).map((k) => [k, merge(vals.map((v) => v[k]))]));
+    }
+    return vals[0];
+  };
+  return merge(list);
 }
 
 // ---- targets ------------------------------------------------------------------
@@ -211,7 +232,7 @@ const results = {
     kernel: `${os.type()} ${os.release()}`,
     node: process.version,
   },
-  params: { calls: opts.calls, inflight_calls: opts.inflightCalls,
+  params: { rounds: opts.rounds, calls: opts.calls, inflight_calls: opts.inflightCalls,
     concurrency: opts.concurrency, connect_reps: opts.connectReps,
     tools: opts.tools, list_reps: opts.listReps, cold_reps: opts.coldReps },
   targets: {},
@@ -226,13 +247,22 @@ for (const t of targets) {
     await t.teardown();
     continue;
   }
+  // The programs take turns, rounds times, and each figure is the median
+  // of its rounds: this machine's speed drifts by up to 2x within a
+  // minute, and a slow spell must not land on one program only.
+  const rounds = { floor: [], luamcp: [], ts_sdk: [] };
+  for (let i = 1; i <= opts.rounds; i++) {
+    const tag = opts.rounds > 1 ? ` (round ${i})` : "";
+    rounds.floor.push(runJson(`${t.name} floor${tag}`, t.floorBin, t.floorArgs));
+    rounds.luamcp.push(runJson(`${t.name} luamcp${tag}`, luamcp,
+      ["run", "bench/luamcp_bench.lua", "--cpath", path.join(bdir, "bench"),
+        ...t.clientArgs, ...phaseArgs]));
+    rounds.ts_sdk.push(runJson(`${t.name} TS SDK${tag}`, process.execPath,
+      ["bench/ts_sdk_bench.mjs", ...t.clientArgs, ...phaseArgs]));
+  }
   const r = {};
-  r.floor = runJson(`${t.name} floor`, t.floorBin, t.floorArgs);
-  r.luamcp = runJson(`${t.name} luamcp`, luamcp,
-    ["run", "bench/luamcp_bench.lua", "--cpath", path.join(bdir, "bench"),
-      ...t.clientArgs, ...phaseArgs]);
-  r.ts_sdk = runJson(`${t.name} TS SDK`, process.execPath,
-    ["bench/ts_sdk_bench.mjs", ...t.clientArgs, ...phaseArgs]);
+  for (const [who, list] of Object.entries(rounds)) r[who] = medianOf(list);
+  r.rounds = rounds;
   // luamcp says which transport it used (the fixture refuses the legacy
   // SSE one, but a silent fallback must not pass for Streamable HTTP).
   if (r.luamcp && r.luamcp.transport !== t.transport) {

@@ -14,8 +14,10 @@
 #   tools/bench/run.sh --smoke    a few hundred calls, no timing assertion,
 #                                 < 60 s; prints "bench-smoke: ok" and exits
 #                                 0 when every phase completed
-#   extra options go to the driver (e.g. --calls 5000, or
-#   --targets http,http-sse for some of stdio, http, http-sse).
+#   extra options go to the driver (e.g. --calls 5000, --rounds 5 (the
+#   programs take turns this many times and each figure is the median;
+#   3 by default, 1 in the smoke run), or --targets http,http-sse for some
+#   of stdio, http, http-sse).
 set -eu
 cd "$(dirname "$0")/../.."
 BUILD_DIR="${BUILD_DIR:-build}"
@@ -65,7 +67,7 @@ export BENCH_SDK_DIR="$deps_abs/bench/node_modules/@modelcontextprotocol/sdk"
 if [ "$smoke" = 1 ]; then
   node tools/bench/driver.mjs --build-dir "$BUILD_DIR" --label bench-smoke \
     --out bench/results/smoke.json --calls 300 --inflight-calls 300 \
-    --connect-reps 3 --tools 200 --list-reps 2 --cold-reps 2 "$@"
+    --connect-reps 3 --tools 200 --list-reps 2 --cold-reps 2 --rounds 1 "$@"
   echo "bench-smoke: ok"
 else
   node tools/bench/driver.mjs --build-dir "$BUILD_DIR" --label bench "$@"
