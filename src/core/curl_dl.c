@@ -1,5 +1,5 @@
 /*
- * curl_dl.c - loads libcurl on first use; see curl_dl.h.
+ * curl_dl.c - loads libcurl and libcrypto on first use; see curl_dl.h.
  */
 #include "curl_dl.h"
 
@@ -29,9 +29,11 @@ mcp_curl_load(mcp_error_t *err)
 {
   static const char *const names[] = { "libcurl.so.4", "libcurl.so",
                                        "libcurl-gnutls.so.4", NULL };
+  static const char *const crypto_names[] = { "libcrypto.so.3",
+                                              "libcrypto.so", NULL };
   mcp_curl_api_t api;
   const char *missing = NULL;
-  void *lib = NULL;
+  void *lib = NULL, *curl_lib = NULL;  /* lib: the one being read */
   size_t i;
 
   if (loaded)
@@ -63,10 +65,23 @@ mcp_curl_load(mcp_error_t *err)
   LOAD(url_cleanup, "curl_url_cleanup");
   LOAD(url_set, "curl_url_set");
   LOAD(url_get, "curl_url_get");
+  curl_lib = lib;
+  lib = NULL;
+  for (i = 0; crypto_names[i] != NULL && lib == NULL; i++)
+    lib = dlopen(crypto_names[i], RTLD_NOW | RTLD_LOCAL);
+  if (lib == NULL) {
+    dlclose(curl_lib);
+    return mcp_error_set(err, MCP_EIO, "cannot load libcrypto: %s",
+                         dlerror());
+  }
+  LOAD(rand_bytes, "RAND_bytes");
   mcp__curl = api;
   loaded = 1;
   return 0;
 error:
   dlclose(lib);
-  return mcp_error_set(err, MCP_EIO, "libcurl lacks %s", missing);
+  if (curl_lib != NULL)
+    dlclose(curl_lib);
+  return mcp_error_set(err, MCP_EIO, "%s lacks %s",
+                       curl_lib == NULL ? "libcurl" : "libcrypto", missing);
 }

@@ -19,7 +19,6 @@
 #include <string.h>
 #include <strings.h>
 
-#include <openssl/rand.h>
 
 #include "buf.h"
 #include "common.h"
