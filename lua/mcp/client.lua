@@ -275,10 +275,16 @@ local function request_options(self, opts, arguments_schema)
   }
 end
 
--- A request ends with (result) or (nil, err). The first waiting task is
--- kept in _co and resumed directly; more waiters go through task.await.
+-- A request ends with (result) or (nil, err), kept in _res and _err; both
+-- are false while it runs (no third field: eight fields fit the table's
+-- smallest hash size that holds them). The first waiting task is kept in
+-- _co and resumed directly; more waiters go through task.await.
+local function is_done(req)
+  return req._res ~= false or req._err ~= false
+end
+
 function Request:_complete(res, err)
-  self._done, self._res, self._err = true, res, err
+  self._res, self._err = res, err
   local co = self._co
   if co then
     self._co = false
@@ -295,7 +301,7 @@ end
 --- Waits for the request's outcome (at once if it is known). Several tasks
 --- may wait on one request.
 function Request:wait()
-  if self._done then return self._res, self._err end
+  if is_done(self) then return self._res, self._err end
   local co = task.current()
   if not self._co then
     self._co = co
@@ -313,13 +319,13 @@ end
 --- notifications/cancelled with the reason; its late answer is dropped.
 --- Returns false when the request had already finished.
 function Request:cancel(reason)
-  if self._done or not self.id then return false end
+  if is_done(self) or not self.id then return false end
   return self.client._core:cancel(self.id, reason or "cancelled by the client")
 end
 
 --- True once the outcome is known.
 function Request:done()
-  return self._done == true
+  return is_done(self)
 end
 
 --- syntax: request = client:start(method, params?, opts?)
@@ -343,7 +349,7 @@ function Client:_start(method, params, opts, arguments_schema)
   local core_opts = request_options(self, opts, arguments_schema)
   -- Every field a request gets is created here, so the table is sized once.
   local req = setmetatable({ client = self, method = method, id = false,
-    _params = params, _core_opts = core_opts, _co = false, _done = false,
+    _params = params, _core_opts = core_opts, _co = false,
     _res = false, _err = false }, Request_mt)
   local lost = self._lost
   if lost then

@@ -133,7 +133,7 @@ function Client:_start_tool(name, args, opts)
   end
   local req = self:_start("tools/call", { name = name, arguments = args or {} }, opts,
     self:_arguments_schema(name, opts))
-  if req._done and req._err and req._err.code == "ESCHEMA" and not req.id then
+  if req._err and req._err.code == "ESCHEMA" and not req.id then
     self:_explain_arguments_error(name, req._err)
   end
   return req
