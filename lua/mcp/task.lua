@@ -19,6 +19,10 @@ local function record_failure(co, err)
   failure = { err = err, traceback = debug.traceback(co, text) }
 end
 
+-- What a task's body returns when it ends, so that resume knows a task
+-- ended without asking coroutine.status (it runs on every resume).
+local ENDED = {}
+
 --- Resumes co with the values; a task that ends is forgotten, a task that
 --- fails is recorded (mcp.run raises it) and closed, so its <close>
 --- variables run. Resuming a task that is gone is a no-op: a late callback
@@ -26,7 +30,7 @@ end
 function M.resume(co, ...)
   if not tasks[co] then return end
   local ok, err = coroutine.resume(co, ...)
-  if coroutine.status(co) == "dead" then
+  if not ok or err == ENDED then
     tasks[co] = nil
     live = live - 1
     if not ok then
@@ -42,7 +46,10 @@ function M.spawn(fn, ...)
   if type(fn) ~= "function" then
     error("bad argument #1 to 'spawn' (function expected)", 2)
   end
-  local co = coroutine.create(fn)
+  local co = coroutine.create(function(...)
+    fn(...)
+    return ENDED
+  end)
   tasks[co] = true
   live = live + 1
   M.resume(co, ...)

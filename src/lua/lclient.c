@@ -27,6 +27,7 @@
 #include "transport_stdio.h"
 
 #define CLIENT_MT "mcp.core.client"
+static const char client_mt_key;   /* its address keys the metatable */
 #define TAIL_MAX 4096
 #define LARGE_RESULT (256u * 1024u) /* bytes of JSON */
 
@@ -66,7 +67,7 @@ client_free_if_done(lclient_t *c)
 static lclient_t *
 check_client(lua_State *L)
 {
-  lclient_ud_t *u = luaL_checkudata(L, 1, CLIENT_MT);
+  lclient_ud_t *u = lmcp_checkudata(L, 1, &client_mt_key, CLIENT_MT);
 
   if (u->c == NULL || u->c->rpc == NULL || u->c->closing)
     luaL_error(L, "attempt to use a closed mcp.client");
@@ -1232,7 +1233,7 @@ lmcp_open_client(lua_State *L)
     { NULL, NULL },
   };
 
-  luaL_newmetatable(L, CLIENT_MT);
+  lmcp_newmetatable(L, &client_mt_key, CLIENT_MT);
   lua_pushcfunction(L, lmcp_client_gc);
   lua_setfield(L, -2, "__gc");
   lua_pushcfunction(L, lmcp_client_close);

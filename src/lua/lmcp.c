@@ -12,7 +12,9 @@
 #include "lutil.h"
 #include "process.h"
 
-#define CTX_KEY "mcp.core.ctx"
+/* Registry keys are addresses, not names: a lookup by name interns the
+ * string first, and lmcp_ctx runs on every request and response. */
+static const char ctx_key;
 
 void lmcp_timers_close_all(lmcp_ctx_t *ctx);
 
@@ -21,7 +23,7 @@ lmcp_ctx(lua_State *L)
 {
   lmcp_ctx_t *ctx;
 
-  lua_getfield(L, LUA_REGISTRYINDEX, CTX_KEY);
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &ctx_key);
   ctx = lua_touserdata(L, -1);
   lua_pop(L, 1);
   return ctx;
@@ -45,6 +47,36 @@ traceback(lua_State *L)
     msg = lua_tostring(L, -1);
   luaL_traceback(L, L, msg ? msg : "(error object is not a string)", 1);
   return 1;
+}
+
+void
+lmcp_newmetatable(lua_State *L, const void *key, const char *tname)
+{
+  luaL_newmetatable(L, tname);
+  lua_pushvalue(L, -1);
+  lua_rawsetp(L, LUA_REGISTRYINDEX, key);
+}
+
+void *
+lmcp_testudata(lua_State *L, int idx, const void *key)
+{
+  void *p = lua_touserdata(L, idx);
+  int same;
+
+  if (p == NULL || lua_islightuserdata(L, idx) || !lua_getmetatable(L, idx))
+    return NULL;
+  lua_rawgetp(L, LUA_REGISTRYINDEX, key);
+  same = lua_rawequal(L, -1, -2);
+  lua_pop(L, 2);
+  return same ? p : NULL;
+}
+
+void *
+lmcp_checkudata(lua_State *L, int idx, const void *key, const char *tname)
+{
+  void *p = lmcp_testudata(L, idx, key);
+
+  return p != NULL ? p : luaL_checkudata(L, idx, tname);  /* raises */
 }
 
 int
@@ -154,7 +186,7 @@ ctx_create(lua_State *L)
 {
   lmcp_ctx_t *ctx;
 
-  lua_getfield(L, LUA_REGISTRYINDEX, CTX_KEY);
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &ctx_key);
   ctx = lua_touserdata(L, -1);
   lua_pop(L, 1);
   if (ctx != NULL)
@@ -175,7 +207,7 @@ ctx_create(lua_State *L)
   lua_pushcfunction(L, ctx_gc);
   lua_setfield(L, -2, "__gc");
   lua_setmetatable(L, -2);
-  lua_setfield(L, LUA_REGISTRYINDEX, CTX_KEY);
+  lua_rawsetp(L, LUA_REGISTRYINDEX, &ctx_key);
   return ctx;
 }
 

@@ -12,6 +12,7 @@
 #include "schema.h"
 
 #define SCHEMA_MT "mcp.core.schema"
+static const char schema_mt_key;   /* its address keys the metatable */
 
 typedef struct {
   mcp_schema_t *s;
@@ -77,7 +78,7 @@ lmcp_schema_validate(lua_State *L)
 const mcp_schema_t *
 lmcp_toschema(lua_State *L, int idx)
 {
-  lschema_t *u = luaL_testudata(L, idx, SCHEMA_MT);
+  lschema_t *u = lmcp_testudata(L, idx, &schema_mt_key);
 
   return u ? u->s : NULL;
 }
@@ -118,7 +119,7 @@ lmcp_open_schema(lua_State *L)
     { NULL, NULL },
   };
 
-  luaL_newmetatable(L, SCHEMA_MT);
+  lmcp_newmetatable(L, &schema_mt_key, SCHEMA_MT);
   lua_pushcfunction(L, lmcp_schema_gc);
   lua_setfield(L, -2, "__gc");
   luaL_newlib(L, methods);

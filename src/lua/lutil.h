@@ -35,6 +35,15 @@ lmcp_ctx_t *lmcp_ctx(lua_State *L);
  * loop stops and core.run raises it) and returns 0; otherwise 1. */
 int lmcp_pcall(lmcp_ctx_t *ctx, int nargs, int nresults);
 
+/* Metatables found by address (key: any static object's address) as well
+ * as by name: lmcp_checkudata is luaL_checkudata without a string lookup,
+ * for methods on hot paths; lmcp_testudata returns NULL instead of
+ * raising. */
+void lmcp_newmetatable(lua_State *L, const void *key, const char *tname);
+void *lmcp_testudata(lua_State *L, int idx, const void *key);
+void *lmcp_checkudata(lua_State *L, int idx, const void *key,
+                      const char *tname);
+
 /* Pushes the value of a registry ref and releases the ref. */
 void lmcp_push_unref(lua_State *L, int *ref);
 
