@@ -4,30 +4,8 @@
 local core = require "mcp.core"
 local mcp = require "mcp"
 
--- Deep equality that also compares integer/float subtypes and array marks.
-local function same(a, b, path)
-  path = path or "$"
-  if type(a) ~= type(b) then return false, path .. ": type " .. type(a) .. " vs " .. type(b) end
-  if type(a) == "number" then
-    if math.type(a) ~= math.type(b) or a ~= b then
-      return false, path .. ": " .. tostring(a) .. " vs " .. tostring(b)
-    end
-    return true
-  end
-  if type(a) ~= "table" then
-    if a ~= b then return false, path .. ": " .. tostring(a) .. " vs " .. tostring(b) end
-    return true
-  end
-  if mcp.is_array(a) ~= mcp.is_array(b) then return false, path .. ": array mark" end
-  for k, v in pairs(a) do
-    local ok, why = same(v, b[k], path .. "." .. tostring(k))
-    if not ok then return false, why end
-  end
-  for k in pairs(b) do
-    if a[k] == nil then return false, path .. "." .. tostring(k) .. ": missing" end
-  end
-  return true
-end
+-- Values, integer/float subtypes and array marks must all agree.
+local same = require "spec.support.same"
 
 local function check(text)
   -- cJSON's C strings stop at NUL: where the text escapes one, only the

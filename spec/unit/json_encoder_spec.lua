@@ -5,26 +5,7 @@
 local core = require "mcp.core"
 local mcp = require "mcp"
 
--- Deep equality; numbers equal by value, or within two units in the last
--- place when `approx`.
-local function same(a, b, approx, path)
-  path = path or "$"
-  if type(a) ~= type(b) then return false, path .. ": type " .. type(a) .. " vs " .. type(b) end
-  if type(a) == "number" then
-    local close = a == b or (approx and math.abs(a - b) <= math.abs(b) * 4.5e-16)
-    return close, path .. ": " .. tostring(a) .. " vs " .. tostring(b)
-  end
-  if type(a) ~= "table" then return a == b, path .. ": " .. tostring(a) .. " vs " .. tostring(b) end
-  if mcp.is_array(a) ~= mcp.is_array(b) then return false, path .. ": array mark" end
-  for k, v in pairs(a) do
-    local ok, why = same(v, b[k], approx, path .. "." .. tostring(k))
-    if not ok then return false, why end
-  end
-  for k in pairs(b) do
-    if a[k] == nil then return false, path .. "." .. tostring(k) .. ": missing" end
-  end
-  return true
-end
+local same = require "spec.support.same"
 
 -- Both walk the same table with lua_next, so key order agrees and the
 -- texts can be compared byte for byte. Only a float may be written
@@ -35,7 +16,7 @@ local function check(value)
   local ok_tree, tree = pcall(core.json_encode_tree, value)
   assert(ok_fast == ok_tree, ("one refused, one did not: %s / %s"):format(fast, tree))
   if fast ~= tree then
-    local ok, why = same(core.json_decode(fast), core.json_decode(tree), true)
+    local ok, why = same(core.json_decode(fast), core.json_decode(tree), "approx")
     assert(ok, why)
   end
   return fast
@@ -53,7 +34,7 @@ describe("the one-pass JSON encoder", function()
       if not text:find("\\u0000") then
         local value = assert(core.json_decode(text))
         -- And what it wrote reads back exactly.
-        local ok, why = same(assert(core.json_decode(check(value))), value)
+        local ok, why = same(assert(core.json_decode(check(value))), value, "value")
         assert(ok, why)
         n = n + 1
       end
