@@ -15,11 +15,17 @@
 
 #include "lutil.h"
 
+/* Object keys repeat ("name", "type", "properties"...): the last key seen
+ * in each of these slots is kept on the stack and reused, which spares
+ * Lua's string table a hash and a lookup per key. */
+#define KEY_SLOTS 64
+
 typedef struct {
   lua_State *L;
   const char *p, *end, *start;
   int depth, max_depth;
   int array_mt;
+  int keys;               /* stack index of the first key slot */
   const char *why;        /* set on the first error */
   luaL_Buffer *sb;        /* scratch for strings with escapes */
 } dec_t;
@@ -263,6 +269,45 @@ array(dec_t *d)
   }
 }
 
+/* Pushes the key whose text (without escapes) is s[0..len). */
+static void
+push_key(dec_t *d, const char *s, size_t len)
+{
+  unsigned h = (unsigned) len * 31u;
+  const char *cached;
+  size_t cached_len;
+  int slot;
+
+  if (len > 0)
+    h = h * 31u + (unsigned char) s[0] + 7u * (unsigned char) s[len - 1] +
+        3u * (unsigned char) s[len / 2];
+  slot = d->keys + (int) (h % KEY_SLOTS);
+  cached = lua_tolstring(d->L, slot, &cached_len);
+  if (cached != NULL && cached_len == len && memcmp(cached, s, len) == 0) {
+    lua_pushvalue(d->L, slot);
+    return;
+  }
+  lua_pushlstring(d->L, s, len);
+  lua_pushvalue(d->L, -1);
+  lua_replace(d->L, slot);
+}
+
+/* An object key: a string, through the key slots when it has no escapes. */
+static int
+key(dec_t *d)
+{
+  const char *s = d->p;
+
+  while (s < d->end && *s != '"' && *s != '\\' && (unsigned char) *s >= 0x20)
+    s++;
+  if (s < d->end && *s == '"') {
+    push_key(d, d->p, (size_t) (s - d->p));
+    d->p = s + 1;
+    return 0;
+  }
+  return string(d);   /* escapes, errors: the general way */
+}
+
 static int
 object(dec_t *d)
 {
@@ -277,7 +322,7 @@ object(dec_t *d)
     if (d->p >= d->end || *d->p != '"')
       return fail(d, "expected a key");
     d->p++;
-    if (string(d) != 0)
+    if (key(d) != 0)
       return -1;
     skip_ws(d);
     if (d->p >= d->end || *d->p != ':')
@@ -344,7 +389,7 @@ int
 lmcp_decode_json(lua_State *L, const char *text, size_t len, int max_depth,
                  mcp_error_t *err)
 {
-  int top = lua_gettop(L);
+  int top = lua_gettop(L), i;
   dec_t d;
 
   memset(&d, 0, sizeof d);
@@ -353,10 +398,17 @@ lmcp_decode_json(lua_State *L, const char *text, size_t len, int max_depth,
   d.end = text + len;
   d.max_depth = max_depth;
   d.array_mt = lmcp_ctx(L)->array_mt_ref;
+  luaL_checkstack(L, KEY_SLOTS + 1, "JSON decoder");
+  for (i = 0; i < KEY_SLOTS; i++)
+    lua_pushnil(L);
+  d.keys = top + 1;
   if (value(&d) == 0) {
     skip_ws(&d);
-    if (d.p == d.end)
+    if (d.p == d.end) {
+      lua_replace(L, top + 1);        /* the value, where the slots began */
+      lua_settop(L, top + 1);
       return 0;
+    }
     fail(&d, "trailing data after the value");
   }
   lua_settop(L, top);
