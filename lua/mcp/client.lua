@@ -130,8 +130,12 @@ function M.add_capabilities(fn) capability_providers[#capability_providers + 1] 
 --- client, or nil and an mcp.error (ESPAWN, ECLOSED, ETIMEDOUT, EVERSION).
 function M.connect(opts)
   check_options(opts)
-  local name = opts.name or (opts.url and opts.url:match("^%a+://([^/?#]+)"))
-    or opts.command[1]:match("[^/]*$")
+  local name = opts.name
+  if not name and opts.url then
+    name = opts.url:match("^%a+://([^/?#]+)") or opts.url
+  elseif not name then
+    name = opts.command[1]:match("[^/]*$")
+  end
   local self = setmetatable({
     name = name,
     _timeout = seconds_to_ms(opts.timeout, "timeout") or DEFAULT_TIMEOUT * 1000,

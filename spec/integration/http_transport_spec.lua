@@ -13,6 +13,21 @@ local function text_reply(t)
   return { role = "assistant", content = { type = "text", text = t }, model = "m", stopReason = "endTurn" }
 end
 
+describe("an HTTP URL that is not one", function()
+  it("is refused with EINVAL at connect, before anything is sent", function()
+    run_async(function()
+      for _, url in ipairs{ "http://[::1", "http://exa mple.com/", "https://" } do
+        local client, err = mcp.connect{ url = url }
+        assert.is_nil(client)
+        assert.equal("EINVAL", err.code)
+        assert.matches("invalid URL", err.message, 1, true)
+      end
+      assert.has_error(function() mcp.connect{ url = "ftp://127.0.0.1/x" } end,
+        "mcp.connect: 'url' must be an http:// or https:// URL")
+    end)
+  end)
+end)
+
 describe("server-everything over Streamable HTTP", function()
   it("lists and calls tools, with progress and a sampling request on the POST's stream", function()
     run_async(function()

@@ -499,8 +499,8 @@ valid_token(const char *s)
   return 1;
 }
 
-static int
-check_url(const char *url, mcp_error_t *err)
+int
+mcp_http_check_url(const char *url, mcp_error_t *err)
 {
   CURLU *h;
   char *scheme = NULL;
@@ -631,8 +631,7 @@ mcp_http_start(mcp_curl_uv_t *cu, const mcp_http_opts_t *o,
       return mcp_error_set(err, MCP_EINVAL, "invalid HTTP header line: "
                            "%.80s", h);
   }
-  rc = check_url(o->url, err);
-  if (rc != 0)
+  if (!o->url_checked && (rc = mcp_http_check_url(o->url, err)) != 0)
     return rc;
   req = calloc(1, sizeof *req);
   if (req == NULL)

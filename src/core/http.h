@@ -72,7 +72,14 @@ typedef struct mcp_http_opts_s {
   const char *cert;            /* client certificate (PEM), or NULL */
   const char *key;             /* its private key (PEM), or NULL */
   int insecure;                /* 1: do not verify the server (tests only) */
+  int url_checked;             /* 1: url passed mcp_http_check_url: a
+                                * transport checks its URL once, not per
+                                * request */
 } mcp_http_opts_t;
+
+/* 0 when url is an absolute http:// or https:// URL; MCP_EINVAL (or
+ * MCP_ENOMEM) with err saying why otherwise. */
+int mcp_http_check_url(const char *url, mcp_error_t *err);
 
 /* Starts a request. On failure returns MCP_EINVAL (bad URL, method or
  * header), MCP_ENOMEM or MCP_EIO, and no callback will ever be called. */

@@ -326,6 +326,7 @@ start(http_transport_t *t, xkind_t kind, const char *url, const char *text,
   o.cert = t->cert;
   o.key = t->key;
   o.insecure = t->insecure;
+  o.url_checked = 1;  /* at creation; an endpoint URL is on its origin */
   if (mcp_http_start(t->cu, &o, &http_cb, x, &x->req, err) != 0) {
     xfer_free(x);
     return NULL;
@@ -945,9 +946,10 @@ mcp_transport_http_new(uv_loop_t *loop, mcp_curl_uv_t *cu,
   http_transport_t *t;
   mcp_error_t e;
 
-  if (opts->url == NULL || mcp_http_same_origin(opts->url, opts->url) != 1)
-    return mcp_error_set(err, MCP_EINVAL, "not an http(s) URL: %.200s",
-                         opts->url ? opts->url : "(none)");
+  if (opts->url == NULL)
+    return mcp_error_set(err, MCP_EINVAL, "not an http(s) URL: (none)");
+  if (mcp_http_check_url(opts->url, err) != 0)
+    return err ? err->code : MCP_EINVAL;
   t = calloc(1, sizeof *t);
   if (t == NULL)
     return mcp_error_set(err, MCP_ENOMEM, NULL);
