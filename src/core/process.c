@@ -28,6 +28,7 @@ extern char **environ;
 #define GROUP_POLL_MS 20
 #define DRAIN_MS 250
 #define STDOUT_EOF_MS 300
+#define WRITE_GRACE_MS 100
 
 enum phase {
   PH_RUNNING,      /* no shutdown asked, child alive */
@@ -70,6 +71,7 @@ struct mcp_process_s {
   char *ring;              /* stderr tail, circular */
   size_t ring_cap, ring_len, ring_head;
   mcp_buf_t line;          /* the stderr line being assembled */
+  char write_error[96];    /* why stdin failed, reported after a grace */
   char readbuf[READ_CHUNK];
 };
 
@@ -432,14 +434,26 @@ mcp_process_shutdown(mcp_process_t *p)
 /* ---- writing ------------------------------------------------------------ */
 
 static void
+on_write_grace(uv_timer_t *t)
+{
+  mcp_process_t *p = t->data;
+
+  if (!p->gone && p->cb.on_write_failed != NULL)
+    p->cb.on_write_failed(p->ud, p->write_error);
+}
+
+/* A server that stops reading has most often exited, or is exiting: its
+ * exit and its last stderr lines get WRITE_GRACE_MS to arrive first, so
+ * that the error says why (on_gone then reports it, and this is dropped).
+ * One that lingers is reported as a failed write. */
+static void
 write_failed(mcp_process_t *p, int status)
 {
-  char msg[128];
-
-  snprintf(msg, sizeof msg, "write to server failed: %s", uv_strerror(status));
+  snprintf(p->write_error, sizeof p->write_error, "write to server failed: %s",
+           uv_strerror(status));
   close_stdin(p);
-  if (p->cb.on_write_failed != NULL)
-    p->cb.on_write_failed(p->ud, msg);
+  if (!uv_is_active((uv_handle_t *) &p->drain))
+    uv_timer_start(&p->drain, on_write_grace, WRITE_GRACE_MS, 0);
 }
 
 static void
