@@ -367,6 +367,15 @@ end
 
 -- The core calls this for every request sent by _send, with the request
 -- as context (no closure per request).
+-- -32042: the server needs URL elicitations done first (E11).
+local function url_elicitation_error(rerr)
+  if rerr and rerr.rpc_code == URL_ELICITATION_REQUIRED then
+    rerr.code = "EURLELICIT"
+    rerr.elicitations = type(rerr.data) == "table" and rerr.data.elicitations or {}
+  end
+  return rerr
+end
+
 local function on_response(req, res, rerr)
   local self = req.client
   if rerr and rerr.code == "ESESSION" and not req._retried and not self._closing then
@@ -379,12 +388,7 @@ local function on_response(req, res, rerr)
     end)
     return
   end
-  -- -32042: the server needs URL elicitations done first (E11).
-  if rerr and rerr.rpc_code == URL_ELICITATION_REQUIRED then
-    rerr.code = "EURLELICIT"
-    rerr.elicitations = type(rerr.data) == "table" and rerr.data.elicitations or {}
-  end
-  req:_complete(res, rerr)
+  req:_complete(res, url_elicitation_error(rerr))
 end
 
 -- Sends req (its params and core options are kept on it for a retry).
@@ -462,7 +466,49 @@ end
 --- and data, ETIMEDOUT, ECANCELED, ECLOSED with the server's stderr tail,
 --- ETOOBIG...).
 function Client:request(method, params, opts)
-  return self:start(method, params, opts):wait()
+  self:_check()
+  if type(method) ~= "string" then
+    error("bad argument #1 to 'request' (string expected)", 2)
+  end
+  if params ~= nil and type(params) ~= "table" then
+    error("bad argument #2 to 'request' (table expected)", 2)
+  end
+  return self:_call(method, params, opts)
+end
+
+-- The core calls this with the waiting task as context.
+local function resume_caller(co, res, err)
+  task.resume(co, res, err)
+end
+
+-- request() once its arguments are checked, and the path of call_tool:
+-- the task waits on the core request itself, with no request handle (a
+-- fifth of a call's cost went to the handle). The core never completes a
+-- request inside the call that sends it, so the yield always comes first.
+-- arguments_schema: as for _start.
+function Client:_call(method, params, opts, arguments_schema)
+  local core_opts = request_options(self, opts, arguments_schema)
+  local co = task.current()
+  local retried = false
+  while true do
+    local lost = self._lost
+    if lost then return nil, lost end
+    if self._headers_fn then self:_refresh_headers() end
+    local id, err = self._core:request(method, params, resume_caller, core_opts, co)
+    if not id then return nil, err end
+    local res, rerr = coroutine.yield()
+    if not (rerr and rerr.code == "ESESSION") or retried or self._closing then
+      return res, url_elicitation_error(rerr)
+    end
+    -- The server forgot the session: a new handshake, then once more (T25).
+    retried = true
+    local ok, ierr = task.await(function(done)
+      self:_reinitialize(done)
+      return true
+    end)
+    if not ok then return nil, ierr end
+    if self._closing or self._lost then return nil, self._lost or rerr end
+  end
 end
 
 --- syntax: ok, err = client:notify(method, params?)

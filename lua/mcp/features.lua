@@ -102,12 +102,12 @@ function Client:call_tool(name, args, opts)
       self._listing_failed = true
     end
   end
-  local result, err = self:_start_tool(name, args, opts):wait()
+  local result, err = self:_call_tool(name, args, opts)
   if not result and err.code == "EURLELICIT" and opts and opts.elicit then
     -- Do what the server asked for, then try once more (E11).
     local ok, eerr = self:run_url_elicitations(err.elicitations, opts)
     if not ok then return nil, eerr end
-    result, err = self:_start_tool(name, args, opts):wait()
+    result, err = self:_call_tool(name, args, opts)
   end
   if not result then return nil, err end
   err = self:_check_result(name, result, opts)
@@ -125,13 +125,30 @@ function Client:start_tool(name, args, opts)
   return self:_start_tool(name, args, opts)
 end
 
+local function tools_call_params(name, args)
+  return { name = name, arguments = args or {} }
+end
+
+-- call_tool's request, waited for, once the arguments are checked.
+function Client:_call_tool(name, args, opts)
+  local caps = self.capabilities
+  if type(caps) ~= "table" or not caps.tools then
+    return nil, self:_require("tools/call", "tools")
+  end
+  local result, err = self:_call("tools/call", tools_call_params(name, args), opts,
+    self:_arguments_schema(name, opts))
+  -- ESCHEMA here is the core's, on the arguments (the server's errors are ERPC).
+  if err and err.code == "ESCHEMA" then self:_explain_arguments_error(name, err) end
+  return result, err
+end
+
 -- start_tool once the arguments are checked.
 function Client:_start_tool(name, args, opts)
   local caps = self.capabilities
   if type(caps) ~= "table" or not caps.tools then
     return self:_failed_request("tools/call", self:_require("tools/call", "tools"))
   end
-  local req = self:_start("tools/call", { name = name, arguments = args or {} }, opts,
+  local req = self:_start("tools/call", tools_call_params(name, args), opts,
     self:_arguments_schema(name, opts))
   if req._err and req._err.code == "ESCHEMA" and not req.id then
     self:_explain_arguments_error(name, req._err)

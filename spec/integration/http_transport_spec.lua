@@ -129,6 +129,11 @@ describe("an HTTP server that misbehaves", function()
         local again = s.restored["session-2"]
         table.sort(again)
         assert.same({ "level:debug", "subscribe:test://watched" }, again)
+        -- A request handle (start_tool) retries the same way.
+        assert(client:call_tool("expire", {}))
+        local r2 = assert(client:start_tool("echo", { message = "handle" }):wait())
+        assert.equal("handle", r2.content[1].text)
+        assert.equal(3, client.sessions)
       end)
     end)
   end)
