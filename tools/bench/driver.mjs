@@ -3,8 +3,8 @@
 // the options. For each target (stdio; Streamable HTTP with JSON
 // responses; Streamable HTTP with SSE responses) it runs the floor,
 // bench/luamcp_bench.lua through build/luamcp and bench/ts_sdk_bench.mjs
-// under node, taking turns --rounds times (each figure is the median of
-// its rounds), then (stdio only) times the cold start of both programs
+// under node, taking turns --rounds times (each figure is the best of its
+// rounds), then (stdio only) times the cold start of both programs
 // (and of the floor) with bench/coldtime. The HTTP targets start
 // bench/http_fixture_server twice (one tool; --tools N) for the target's
 // phases and stop it after. It prints a table (phase | floor | luamcp | TS SDK |
@@ -109,23 +109,24 @@ function timePrograms(what, progs, reps) {
   return out;
 }
 
-// The figure-by-figure median of several runs' results (objects of the
-// same shape): numbers become their median, anything else the first
-// run's. null when a run failed.
-function medianOf(list) {
+// The figure-by-figure best of several runs' results (objects of the
+// same shape): a rate (a key ending in "per_s") takes its highest value,
+// any other number (times, latencies, memory) its lowest; anything else
+// is the first run's. A busy machine only ever makes a program slower,
+// so the best of its turns is the closest to what the program does.
+// null when a run failed.
+function bestOf(list) {
   if (list.some((x) => x == null)) return null;
-  const merge = (vals) => {
+  const merge = (vals, key) => {
     if (typeof vals[0] === "number") {
-      const s = [...vals].sort((a, b) => a - b);
-      const n = s.length;
-      return n % 2 ? s[(n - 1) / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+      return /per_s$/.test(key) ? Math.max(...vals) : Math.min(...vals);
     }
     if (vals[0] && typeof vals[0] === "object" && !Array.isArray(vals[0])) {
-      return Object.fromEntries(Object.keys(vals[0]).map((k) => [k, merge(vals.map((v) => v[k]))]));
+      return Object.fromEntries(Object.keys(vals[0]).map((k) => [k, merge(vals.map((v) => v[k]), k)]));
     }
     return vals[0];
   };
-  return merge(list);
+  return merge(list, "");
 }
 
 // ---- targets ------------------------------------------------------------------
@@ -247,9 +248,9 @@ for (const t of targets) {
     await t.teardown();
     continue;
   }
-  // The programs take turns, rounds times, and each figure is the median
-  // of its rounds: this machine's speed drifts by up to 2x within a
-  // minute, and a slow spell must not land on one program only.
+  // The programs take turns, rounds times, and each figure is the best of
+  // its rounds: this machine's speed drifts by up to 2x for a minute at a
+  // time, and a slow spell must not decide a ratio.
   const rounds = { floor: [], luamcp: [], ts_sdk: [] };
   for (let i = 1; i <= opts.rounds; i++) {
     const tag = opts.rounds > 1 ? ` (round ${i})` : "";
@@ -261,7 +262,7 @@ for (const t of targets) {
       ["bench/ts_sdk_bench.mjs", ...t.clientArgs, ...phaseArgs]));
   }
   const r = {};
-  for (const [who, list] of Object.entries(rounds)) r[who] = medianOf(list);
+  for (const [who, list] of Object.entries(rounds)) r[who] = bestOf(list);
   r.rounds = rounds;
   // luamcp says which transport it used (the fixture refuses the legacy
   // SSE one, but a silent fallback must not pass for Streamable HTTP).

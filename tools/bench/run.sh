@@ -15,9 +15,9 @@
 #                                 < 60 s; prints "bench-smoke: ok" and exits
 #                                 0 when every phase completed
 #   extra options go to the driver (e.g. --calls 5000, --rounds 5 (the
-#   programs take turns this many times and each figure is the median;
-#   3 by default, 1 in the smoke run), or --targets http,http-sse for some
-#   of stdio, http, http-sse).
+#   programs take turns this many times and each figure is the best of
+#   them; 3 by default, 1 in the smoke run), or --targets http,http-sse
+#   for some of stdio, http, http-sse).
 set -eu
 cd "$(dirname "$0")/../.."
 BUILD_DIR="${BUILD_DIR:-build}"
