@@ -50,6 +50,8 @@ struct mcp_process_s {
   uv_check_t flush_check;  /* ... and after the callbacks of a poll */
   mcp_buf_t outq;          /* bytes queued for stdin during this turn */
   unsigned flush_armed : 1;
+  unsigned pipe_full : 1;  /* an early flush found the pipe full: the
+                            * loop's flush goes next, not another try */
   mcp_process_cb_t cb;
   void *ud;
   int pid;
@@ -479,6 +481,7 @@ flush_output(mcp_process_t *p)
   int n;
 
   p->flush_armed = 0;
+  p->pipe_full = 0;
   uv_prepare_stop(&p->flush_prepare);
   uv_check_stop(&p->flush_check);
   if (p->outq.len == 0 || p->in_closed)
@@ -528,6 +531,8 @@ flush_page(mcp_process_t *p)
   n = uv_try_write((uv_stream_t *) &p->in, &buf, 1);
   if (n > 0)
     mcp_buf_consume(&p->outq, (size_t) n);
+  if (p->outq.len > 0)
+    p->pipe_full = 1;
 }
 
 static void
@@ -558,7 +563,7 @@ mcp_process_write(mcp_process_t *p, const uv_buf_t *bufs, unsigned nbufs,
    * server starts on it while we go on answering the rest of what we
    * read, instead of waiting for all of it (64 calls in flight went from
    * 144k to 190k/s). A pipe carries data in 4 KB pages. */
-  if (p->outq.len >= EARLY_FLUSH) {
+  if (p->outq.len >= EARLY_FLUSH && !p->pipe_full) {
     flush_page(p);
     if (p->outq.len == 0)
       return 0;
