@@ -111,3 +111,23 @@ describe("capabilities", function()
     end)
   end)
 end)
+
+describe("params JSON cannot carry", function()
+  it("raise at the call, send nothing, and leave the client working", function()
+    run_async(function()
+      local client <close> = assert(fixture.connect("echo"))
+      local bad = { name = "echo", arguments = { message = "x", f = print } }
+      -- Written straight into the message, and through cJSON with progress.
+      for _, opts in ipairs{ {}, { on_progress = function() end } } do
+        local ok, err = pcall(client.request, client, "tools/call", bad, opts)
+        assert.is_false(ok)
+        assert.matches("cannot encode a function", tostring(err), 1, true)
+        assert.equal(0, client._core:pending())
+      end
+      local nan = { name = "echo", arguments = { message = "x", n = 0/0 } }
+      assert.has_error(function() client:request("tools/call", nan) end)
+      local r = assert(client:call_tool("echo", { message = "still fine" }))
+      assert.equal("still fine", r.content[1].text)
+    end)
+  end)
+end)

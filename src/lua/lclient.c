@@ -601,7 +601,12 @@ lmcp_client_request(lua_State *L)
     lp.schema = lmcp_toschema(L, -1);
   if (has_progress) {
     /* Rare: through cJSON, whose writer adds _meta.progressToken. */
-    params = check_json(L, 3, c, &r->cb_ref);
+    params = lua_isnoneornil(L, 3) ? NULL
+             : lmcp_to_json(L, 3, lp.max_depth, &lp.why);
+    if (params == NULL && lp.why != NULL) {
+      release_req(L, r);
+      return luaL_argerror(L, 3, lp.why);
+    }
     if (lp.schema != NULL &&
         mcp_schema_validate(lp.schema,
                             cJSON_GetObjectItemCaseSensitive(params,
