@@ -61,6 +61,23 @@ describe("progress notifications", function()
       assert.is_true(client:ping())
     end)
   end)
+
+  it("add the token to the caller's _meta in what is sent, not in the caller's table", function()
+    run_async(function()
+      local client <close> = assert(fixture.connect("progress"))
+      local params = { name = "meta", arguments = {}, _meta = { trace = "abc" } }
+      local res = assert(client:request("tools/call", params, { on_progress = function() end }))
+      local sent = mcp.json.decode(res.content[1].text)
+      assert.equal("abc", sent.trace)
+      assert.equal("integer", math.type(sent.progressToken))
+      assert.same({ trace = "abc" }, params._meta)
+      -- Params without a _meta get one holding the token alone.
+      local bare = assert(client:request("tools/call", { name = "meta" }, { on_progress = function() end }))
+      local meta = mcp.json.decode(bare.content[1].text)
+      assert.equal("integer", math.type(meta.progressToken))
+      assert.is_nil(next(meta, next(meta)))
+    end)
+  end)
 end)
 
 describe("keep-alive", function()
