@@ -247,21 +247,25 @@ local Request = {}
 local Request_mt = { __name = "mcp.Request", __index = Request }
 
 -- The core's options for one request. Requests without options share one
--- table, per arguments schema (the hot path allocates nothing here).
-local function request_options(self, opts, arguments_schema)
+-- table (the hot path allocates nothing here): one for no schema, else one
+-- per schema, since a compiled schema belongs to one tool, and so comes
+-- with the same other schema each time.
+local function request_options(self, opts, arguments_schema, structured_schema)
   if opts == nil then
+    local key = arguments_schema or structured_schema
     local shared
-    if arguments_schema == nil then
+    if key == nil then
       shared = self._default_opts
     else
-      shared = self._schema_opts[arguments_schema]
+      shared = self._schema_opts[key]
     end
     if not shared then
-      shared = { timeout = self._timeout, arguments_schema = arguments_schema }
-      if arguments_schema == nil then
+      shared = { timeout = self._timeout, arguments_schema = arguments_schema,
+                 structured_schema = structured_schema }
+      if key == nil then
         self._default_opts = shared
       else
-        self._schema_opts[arguments_schema] = shared
+        self._schema_opts[key] = shared
       end
     end
     return shared
@@ -276,6 +280,7 @@ local function request_options(self, opts, arguments_schema)
     max_timeout = seconds_to_ms(opts.max_timeout, "max_timeout", 5),
     on_progress = opts.on_progress,
     arguments_schema = arguments_schema,
+    structured_schema = structured_schema,
   }
 end
 
@@ -485,9 +490,11 @@ end
 -- the task waits on the core request itself, with no request handle (a
 -- fifth of a call's cost went to the handle). The core never completes a
 -- request inside the call that sends it, so the yield always comes first.
--- arguments_schema: as for _start.
-function Client:_call(method, params, opts, arguments_schema)
-  local core_opts = request_options(self, opts, arguments_schema)
+-- arguments_schema: as for _start; structured_schema: the compiled schema
+-- the result's structuredContent must match (the core checks it on the
+-- JSON received).
+function Client:_call(method, params, opts, arguments_schema, structured_schema)
+  local core_opts = request_options(self, opts, arguments_schema, structured_schema)
   local co = task.current()
   local retried = false
   while true do

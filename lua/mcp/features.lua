@@ -110,8 +110,6 @@ function Client:call_tool(name, args, opts)
     result, err = self:_call_tool(name, args, opts)
   end
   if not result then return nil, err end
-  err = self:_check_result(name, result, opts)
-  if err then return nil, err end
   return result
 end
 
@@ -136,9 +134,16 @@ function Client:_call_tool(name, args, opts)
     return nil, self:_require("tools/call", "tools")
   end
   local result, err = self:_call("tools/call", tools_call_params(name, args), opts,
-    self:_arguments_schema(name, opts))
-  -- ESCHEMA here is the core's, on the arguments (the server's errors are ERPC).
-  if err and err.code == "ESCHEMA" then self:_explain_arguments_error(name, err) end
+    self:_arguments_schema(name, opts), self:_result_schema(name, opts))
+  -- ESCHEMA is the core's (the server's errors are ERPC): on the result
+  -- when it carries one, else on the arguments.
+  if err and err.code == "ESCHEMA" then
+    if err.result ~= nil then
+      self:_explain_result_error(name, err)
+    else
+      self:_explain_arguments_error(name, err)
+    end
+  end
   return result, err
 end
 

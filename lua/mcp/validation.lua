@@ -1,11 +1,12 @@
---- mcp.validation: checks tool arguments against a tool's inputSchema
---- before the call is sent, and structuredContent against its
---- outputSchema when the result comes back. Schemas are compiled once per
+--- mcp.validation: which schemas a tools/call is checked against: the
+--- tool's inputSchema for the arguments, before the call is sent, and its
+--- outputSchema for the result's structuredContent when it comes back.
+--- mcp.core does both checks, on the JSON sent and received; this module
+--- picks the schemas and words the errors. Schemas are compiled once per
 --- tool, on first use, and kept while the tool list is. Either check can
 --- be switched off per client (validate_input, validate_output = false in
 --- mcp.connect) or per call (the same keys in opts).
 local core = require "mcp.core"
-local errors = require "mcp.errors"
 local client = require "mcp.client"
 
 local Client = client.Client
@@ -63,22 +64,25 @@ function Client:_explain_arguments_error(name, err)
   return err
 end
 
---- Checks a result's structuredContent against the tool's outputSchema;
---- returns an ESCHEMA error carrying the raw result, or nil.
-function Client:_check_result(name, result, opts)
+--- The compiled outputSchema a tools/call result's structuredContent must
+--- match, or nil when there is none to check. mcp.core checks it on the
+--- JSON it receives (not when the result has isError true).
+function Client:_result_schema(name, opts)
   if not enabled(opts, "validate_output", self._validate_output) then return nil end
   local compiled = schemas_of(self, name)
-  local schema = compiled and compiled.outputSchema
-  if not schema or result.isError == true then return nil end
-  if result.structuredContent == nil then
-    return errors.new("ESCHEMA", ("tool '%s' declares an outputSchema but returned "
-      .. "no structuredContent"):format(name), { result = result, tool = name })
+  return compiled and compiled.outputSchema or nil
+end
+
+--- Turns the core's ESCHEMA for a result into the message users read.
+function Client:_explain_result_error(name, err)
+  if err.path == nil then   -- the result had no structuredContent at all
+    err.message = ("tool '%s' declares an outputSchema but returned no structuredContent")
+      :format(name)
+  else
+    err.message = ("structuredContent of tool '%s' does not match its outputSchema: %s")
+      :format(name, err.message)
   end
-  local ok, err = schema:validate(result.structuredContent)
-  if ok then return nil end
-  err.message = ("structuredContent of tool '%s' does not match its outputSchema: %s")
-    :format(name, err.message)
-  err.result, err.tool = result, name
+  err.tool = name
   return err
 end
 

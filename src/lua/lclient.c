@@ -19,6 +19,7 @@
 #include "buf.h"
 #include "common.h"
 #include "json.h"
+#include "jsonscan.h"
 #include "lutil.h"
 #include "rpc.h"
 #include "schema.h"
@@ -52,6 +53,8 @@ typedef struct lreq_s {
   int cb_ref;
   int progress_ref;        /* opts.on_progress, or LUA_NOREF */
   int ctx_ref;             /* passed to cb first, when given; or NOREF */
+  const mcp_schema_t *structured; /* opts.structured_schema, or NULL */
+  int structured_ref;      /* keeps its userdata alive; or NOREF */
 } lreq_t;
 
 static void
@@ -107,6 +110,7 @@ typedef struct lcall_s {
   const char *text;           /* on_log, on_bad_message, CALL_RAW */
   size_t len;
   int *ctx_ref;               /* CALL_DONE/CALL_RAW: a value for cb first */
+  const mcp_schema_t *structured; /* CALL_DONE/CALL_RAW: check the result */
 } lcall_t;
 
 static void
@@ -120,6 +124,83 @@ push_error_with_tail(lua_State *L, lclient_t *c, const mcp_error_t *err,
       err->code == MCP_EVERSION)
     tail = client_tail(c, buf, sizeof buf);
   lmcp_push_error(L, err, data, tail);
+}
+
+/* Checks the structuredContent of a tools/call result against schema, on
+ * the JSON received: the text of the raw result, or its tree. Returns 0,
+ * or MCP_ESCHEMA with why (why->keyword "" when the result has none);
+ * a result with isError true is not checked. */
+static int
+check_structured(lcall_t *k, const mcp_schema_t *schema,
+                 mcp_schema_failure_t *why)
+{
+  const cJSON *content = NULL;
+  cJSON *parsed = NULL;
+  int rc;
+
+  memset(why, 0, sizeof *why);
+  if (k->kind == CALL_RAW) {
+    mcp_json_member_t m[16];
+    const mcp_json_member_t *is_error, *sc;
+    mcp_error_t err;
+    size_t n;
+
+    if (mcp_json_members(k->text, k->len, k->c->ctx->max_depth, m, 16,
+                         &n) != 0)
+      return 0; /* not an object: the decoder already refused it */
+    is_error = mcp_json_member(m, n, "isError");
+    if (is_error != NULL && is_error->value_len == 4 &&
+        memcmp(is_error->value, "true", 4) == 0)
+      return 0;
+    sc = mcp_json_member(m, n, "structuredContent");
+    if (sc == NULL && n == 16) {
+      /* More members than recorded: look again through a tree. */
+      parsed = mcp_json_parse(k->text, k->len, k->c->ctx->max_depth, &err);
+      content = cJSON_GetObjectItemCaseSensitive(parsed, "structuredContent");
+      if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(parsed, "isError"))) {
+        cJSON_Delete(parsed);
+        return 0;
+      }
+    } else if (sc != NULL) {
+      parsed = mcp_json_parse(sc->value, sc->value_len, k->c->ctx->max_depth,
+                              &err);
+      content = parsed;
+    }
+  } else {
+    if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(k->value, "isError")))
+      return 0;
+    content = cJSON_GetObjectItemCaseSensitive(k->value, "structuredContent");
+  }
+  if (content == NULL) {
+    cJSON_Delete(parsed);
+    snprintf(why->message, sizeof why->message,
+             "the tool declares an outputSchema but returned no "
+             "structuredContent");
+    return MCP_ESCHEMA;
+  }
+  rc = mcp_schema_validate(schema, content, why);
+  cJSON_Delete(parsed);
+  return rc == MCP_ESCHEMA ? MCP_ESCHEMA : 0;
+}
+
+/* With the result on top of the stack: replaces it with nil and an
+ * ESCHEMA error whose err.result is the result. */
+static void
+push_structured_failure(lua_State *L, const mcp_schema_failure_t *why)
+{
+  int result = lua_gettop(L);
+
+  if (why->keyword[0] != '\0') {
+    lmcp_schema_fail(L, why);
+  } else {
+    mcp_error_t err;
+
+    mcp_error_set(&err, MCP_ESCHEMA, "%s", why->message);
+    lmcp_fail(L, &err);
+  }
+  lua_pushvalue(L, result);
+  lua_setfield(L, -2, "result");
+  lua_remove(L, result);
 }
 
 /* Runs inside lua_pcall, so conversions that raise are safe. */
@@ -146,15 +227,29 @@ lcall_run(lua_State *L)
         lua_gc(L, LUA_GCCOLLECT);
       if (lmcp_decode_json(L, k->text, k->len, k->c->ctx->max_depth,
                            &err) == 0) {
+        mcp_schema_failure_t why;
+
         nargs += 1;
+        if (k->structured != NULL &&
+            check_structured(k, k->structured, &why) == MCP_ESCHEMA) {
+          push_structured_failure(L, &why);
+          nargs += 1;
+        }
       } else {
         lua_pushnil(L);
         lmcp_push_error(L, &err, NULL, NULL);
         nargs += 2;
       }
     } else if (k->err == NULL) {
+      mcp_schema_failure_t why;
+
       lmcp_push_json(L, k->value);
       nargs += 1;
+      if (k->structured != NULL &&
+          check_structured(k, k->structured, &why) == MCP_ESCHEMA) {
+        push_structured_failure(L, &why);
+        nargs += 1;
+      }
     } else {
       lua_pushnil(L);
       push_error_with_tail(L, k->c, k->err, k->value);
@@ -312,13 +407,18 @@ on_closed(void *ud)
 static void
 finish_request(lreq_t *r, lcall_t *k)
 {
+  lmcp_ctx_t *ctx = r->c->ctx;
+
   k->c = r->c;
   k->ref = &r->cb_ref;
   k->ctx_ref = &r->ctx_ref;
-  if (r->progress_ref != LUA_NOREF && !r->c->ctx->closing)
-    luaL_unref(r->c->ctx->L, LUA_REGISTRYINDEX, r->progress_ref);
+  k->structured = r->structured;
+  if (r->progress_ref != LUA_NOREF && !ctx->closing)
+    luaL_unref(ctx->L, LUA_REGISTRYINDEX, r->progress_ref);
   r->progress_ref = LUA_NOREF;
-  call_lua(k);
+  call_lua(k);   /* the structured schema's ref holds it alive through this */
+  if (r->structured_ref != LUA_NOREF && !ctx->closing)
+    luaL_unref(ctx->L, LUA_REGISTRYINDEX, r->structured_ref);
   free(r);
 }
 
@@ -395,6 +495,7 @@ release_req(lua_State *L, lreq_t *r)
   luaL_unref(L, LUA_REGISTRYINDEX, r->cb_ref);
   luaL_unref(L, LUA_REGISTRYINDEX, r->progress_ref);
   luaL_unref(L, LUA_REGISTRYINDEX, r->ctx_ref);
+  luaL_unref(L, LUA_REGISTRYINDEX, r->structured_ref);
   free(r);
 }
 
@@ -420,6 +521,8 @@ new_req(lua_State *L, lclient_t *c, int cb_idx)
   r->c = c;
   r->progress_ref = LUA_NOREF;
   r->ctx_ref = LUA_NOREF;
+  r->structured = NULL;
+  r->structured_ref = LUA_NOREF;
   lua_pushvalue(L, cb_idx);
   r->cb_ref = luaL_ref(L, LUA_REGISTRYINDEX);
   return r;
@@ -429,7 +532,7 @@ static void
 on_initialized(void *data, const mcp_error_t *err, const cJSON *result)
 {
   lclient_t *c = data;
-  lreq_t r = { c, c->init_ref, LUA_NOREF, LUA_NOREF };
+  lreq_t r = { c, c->init_ref, LUA_NOREF, LUA_NOREF, NULL, LUA_NOREF };
   lcall_t k = { 0 };
 
   c->init_ref = LUA_NOREF;
@@ -600,7 +703,11 @@ write_lua_params(void *ud, uint64_t id, mcp_buf_t *b, mcp_error_t *err)
  * err), so one function can serve every request without a closure each.
  * opts: timeout (ms), max_timeout (ms), no_cancel, on_progress(params),
  * arguments_schema (a compiled schema that params.arguments must match:
- * checked on the very JSON that is sent; nil, ESCHEMA when it does not). */
+ * checked on the very JSON that is sent; nil, ESCHEMA when it does not),
+ * structured_schema (a compiled schema that the result's
+ * structuredContent must match unless isError is true: checked on the JSON
+ * received; cb gets nil and an ESCHEMA error whose err.result is the
+ * result). */
 static int
 lmcp_client_request(lua_State *L)
 {
@@ -649,6 +756,12 @@ lmcp_client_request(lua_State *L)
   if (!lua_isnoneornil(L, 5) &&
       lua_getfield(L, 5, "arguments_schema") != LUA_TNIL)
     lp.schema = lmcp_toschema(L, -1);
+  if (!lua_isnoneornil(L, 5) &&
+      lua_getfield(L, 5, "structured_schema") != LUA_TNIL &&
+      (r->structured = lmcp_toschema(L, -1)) != NULL) {
+    lua_pushvalue(L, -1);
+    r->structured_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+  }
   lp.idx = 3;
   lp.progress = has_progress;
   rc = mcp_rpc_request_with(c->rpc, method,
