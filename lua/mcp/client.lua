@@ -337,21 +337,27 @@ function Request:done()
   return is_done(self)
 end
 
---- syntax: request = client:start(method, params?, opts?)
---- Sends a request without waiting and returns its handle (wait, cancel,
---- done, and id: the JSON-RPC id, false until the request was sent). opts: timeout, max_timeout (seconds), on_progress(params).
-function Client:start(method, params, opts)
-  self:_check()
+-- The checks start() and request() make of their arguments.
+local function check_request(self, method, params, fname)
+  self:_check(4)
   if type(method) ~= "string" then
-    error("bad argument #1 to 'start' (string expected)", 2)
+    error(("bad argument #1 to '%s' (string expected)"):format(fname), 3)
   end
   if params ~= nil and type(params) ~= "table" then
-    error("bad argument #2 to 'start' (table expected)", 2)
+    error(("bad argument #2 to '%s' (table expected)"):format(fname), 3)
   end
+end
+
+--- syntax: request = client:start(method, params?, opts?)
+--- Sends a request without waiting and returns its handle (wait, cancel,
+--- done, and id: the JSON-RPC id, false until the request was sent).
+--- opts: timeout, max_timeout (seconds), on_progress(params).
+function Client:start(method, params, opts)
+  check_request(self, method, params, "start")
   return self:_start(method, params, opts)
 end
 
--- start() once the arguments are checked: the path of every request.
+-- start() once the arguments are checked: every request with a handle.
 -- arguments_schema: the compiled schema the core checks params.arguments
 -- against (tools/call).
 function Client:_start(method, params, opts, arguments_schema)
@@ -471,13 +477,7 @@ end
 --- and data, ETIMEDOUT, ECANCELED, ECLOSED with the server's stderr tail,
 --- ETOOBIG...).
 function Client:request(method, params, opts)
-  self:_check()
-  if type(method) ~= "string" then
-    error("bad argument #1 to 'request' (string expected)", 2)
-  end
-  if params ~= nil and type(params) ~= "table" then
-    error("bad argument #2 to 'request' (table expected)", 2)
-  end
+  check_request(self, method, params, "request")
   return self:_call(method, params, opts)
 end
 
