@@ -16,6 +16,8 @@
 #include <lua.h>
 #include <lualib.h>
 
+#include "lua_alloc.h"
+
 int luaopen_mcp_core(lua_State *L);
 
 static void
@@ -84,16 +86,56 @@ pmain(lua_State *L)
   return 1;
 }
 
+/* As luaL_newstate's: an error outside any protected call. */
+static int
+panic(lua_State *L)
+{
+  const char *msg = lua_tostring(L, -1);
+
+  fprintf(stderr, "luamcp: PANIC: unprotected error in call to Lua API (%s)\n",
+          msg ? msg : "error object is not a string");
+  return 0;
+}
+
+/* As luaL_newstate's: warnings are off until "@on", back off with "@off";
+ * a warning in pieces ends with a piece sent with tocont 0. */
+static void
+warnf(void *ud, const char *msg, int tocont)
+{
+  static int on, continued;
+
+  (void) ud;
+  if (!continued && !tocont && *msg == '@') {
+    if (strcmp(msg, "@on") == 0)
+      on = 1;
+    else if (strcmp(msg, "@off") == 0)
+      on = 0;
+    return;
+  }
+  if (on) {
+    if (!continued)
+      fputs("Lua warning: ", stderr);
+    fputs(msg, stderr);
+    if (!tocont)
+      fputc('\n', stderr);
+  }
+  continued = tocont;
+}
+
 int
 main(int argc, char **argv)
 {
-  lua_State *L = luaL_newstate();
+  lua_alloc_t *pool = lua_alloc_new();
+  lua_State *L = pool ? lua_newstate(lua_alloc, pool) : NULL;
   int status, code = 1;
 
   if (L == NULL) {
     fprintf(stderr, "luamcp: cannot create a Lua state\n");
+    lua_alloc_free(pool);
     return 1;
   }
+  lua_atpanic(L, panic);
+  lua_setwarnf(L, warnf, NULL);
   lua_pushcfunction(L, msghandler);
   lua_pushcfunction(L, pmain);
   lua_pushinteger(L, argc);
@@ -106,5 +148,6 @@ main(int argc, char **argv)
                                 : (lua_toboolean(L, -1) ? 0 : 1);
   }
   lua_close(L);
+  lua_alloc_free(pool);
   return code;
 }
