@@ -15,17 +15,20 @@
 
 #include "lutil.h"
 
-/* Object keys repeat ("name", "type", "properties"...): the last key seen
- * in each of these slots is kept on the stack and reused, which spares
- * Lua's string table a hash and a lookup per key. */
+/* Object keys repeat ("name", "type", "properties"...): in a large text,
+ * the last key seen in each of these slots is kept on the stack and
+ * reused, which spares Lua's string table a hash and a lookup per key.
+ * A small text (most answers) does without: setting the slots up would
+ * cost more than it saves. */
 #define KEY_SLOTS 64
+#define KEY_CACHE_FROM 4096     /* bytes of text */
 
 typedef struct {
   lua_State *L;
   const char *p, *end, *start;
   int depth, max_depth;
   int array_mt;
-  int keys;               /* stack index of the first key slot */
+  int keys;               /* stack index of the first key slot; 0: none */
   const char *why;        /* set on the first error */
   luaL_Buffer *sb;        /* scratch for strings with escapes */
 } dec_t;
@@ -278,6 +281,10 @@ push_key(dec_t *d, const char *s, size_t len)
   size_t cached_len;
   int slot;
 
+  if (d->keys == 0) {
+    lua_pushlstring(d->L, s, len);
+    return;
+  }
   if (len > 0)
     h = h * 31u + (unsigned char) s[0] + 7u * (unsigned char) s[len - 1] +
         3u * (unsigned char) s[len / 2];
@@ -398,15 +405,19 @@ lmcp_decode_json(lua_State *L, const char *text, size_t len, int max_depth,
   d.end = text + len;
   d.max_depth = max_depth;
   d.array_mt = lmcp_ctx(L)->array_mt_ref;
-  luaL_checkstack(L, KEY_SLOTS + 1, "JSON decoder");
-  for (i = 0; i < KEY_SLOTS; i++)
-    lua_pushnil(L);
-  d.keys = top + 1;
+  if (len >= KEY_CACHE_FROM) {
+    luaL_checkstack(L, KEY_SLOTS + 1, "JSON decoder");
+    for (i = 0; i < KEY_SLOTS; i++)
+      lua_pushnil(L);
+    d.keys = top + 1;
+  }
   if (value(&d) == 0) {
     skip_ws(&d);
     if (d.p == d.end) {
-      lua_replace(L, top + 1);        /* the value, where the slots began */
-      lua_settop(L, top + 1);
+      if (d.keys != 0) {
+        lua_replace(L, top + 1);      /* the value, where the slots began */
+        lua_settop(L, top + 1);
+      }
       return 0;
     }
     fail(&d, "trailing data after the value");
