@@ -585,18 +585,37 @@ lmcp_client_initialize(lua_State *L)
 }
 
 /* Reads a non-negative number of milliseconds from opts[name]. */
+/* The options request() reads, whose names are its upvalues: a lookup by
+ * a C string interns the string first, on every request. */
+enum {
+  OPT_TIMEOUT = 1, OPT_MAX_TIMEOUT, OPT_NO_CANCEL, OPT_ON_PROGRESS,
+  OPT_ARGUMENTS_SCHEMA, OPT_STRUCTURED_SCHEMA
+};
+static const char *const request_opt_names[] = {
+  "timeout", "max_timeout", "no_cancel", "on_progress", "arguments_schema",
+  "structured_schema", NULL
+};
+
+/* Pushes opts[name of which] (raw) and returns its type. */
+static int
+request_opt(lua_State *L, int opts, int which)
+{
+  lua_pushvalue(L, lua_upvalueindex(which));
+  return lua_rawget(L, opts);
+}
+
+/* Reads a non-negative number of milliseconds from an option. */
 static uint64_t
-opt_ms_field(lua_State *L, int opts, const char *name)
+request_opt_ms(lua_State *L, int opts, int which)
 {
   lua_Number ms;
 
-  if (lua_isnoneornil(L, opts))
-    return 0;
-  lua_getfield(L, opts, name);
+  request_opt(L, opts, which);
   ms = luaL_optnumber(L, -1, 0);
   lua_pop(L, 1);
   if (ms < 0)
-    luaL_error(L, "request option '%s' must not be negative", name);
+    luaL_error(L, "request option '%s' must not be negative",
+               request_opt_names[which - 1]);
   return (uint64_t) ms;
 }
 
@@ -718,7 +737,7 @@ lmcp_client_request(lua_State *L)
   mcp_error_t err;
   lreq_t *r;
   uint64_t id;
-  int rc, has_progress = 0;
+  int rc, has_opts, has_progress = 0;
 
   if (!lua_isnoneornil(L, 3))
     luaL_checktype(L, 3, LUA_TTABLE);
@@ -727,12 +746,13 @@ lmcp_client_request(lua_State *L)
     luaL_checktype(L, 5, LUA_TTABLE);
   memset(&opts, 0, sizeof opts);
   opts.on_raw_result = on_raw_result;
-  opts.timeout_ms = opt_ms_field(L, 5, "timeout");
-  opts.max_timeout_ms = opt_ms_field(L, 5, "max_timeout");
-  if (!lua_isnoneornil(L, 5)) {
-    lua_getfield(L, 5, "no_cancel");
+  has_opts = !lua_isnoneornil(L, 5);
+  if (has_opts) {
+    opts.timeout_ms = request_opt_ms(L, 5, OPT_TIMEOUT);
+    opts.max_timeout_ms = request_opt_ms(L, 5, OPT_MAX_TIMEOUT);
+    request_opt(L, 5, OPT_NO_CANCEL);
     opts.no_cancel = lua_toboolean(L, -1);
-    lua_getfield(L, 5, "on_progress");
+    request_opt(L, 5, OPT_ON_PROGRESS);
     has_progress = lua_isfunction(L, -1);
     if (!has_progress && !lua_isnil(L, -1))
       return luaL_error(L, "request option 'on_progress' must be a function");
@@ -744,7 +764,7 @@ lmcp_client_request(lua_State *L)
     r->ctx_ref = luaL_ref(L, LUA_REGISTRYINDEX);
   }
   if (has_progress) {
-    lua_getfield(L, 5, "on_progress");
+    request_opt(L, 5, OPT_ON_PROGRESS);
     r->progress_ref = luaL_ref(L, LUA_REGISTRYINDEX);
     opts.on_progress = on_progress;
   }
@@ -753,11 +773,9 @@ lmcp_client_request(lua_State *L)
   lp.schema = NULL;
   lp.failed_schema = 0;
   lp.why = NULL;
-  if (!lua_isnoneornil(L, 5) &&
-      lua_getfield(L, 5, "arguments_schema") != LUA_TNIL)
+  if (has_opts && request_opt(L, 5, OPT_ARGUMENTS_SCHEMA) != LUA_TNIL)
     lp.schema = lmcp_toschema(L, -1);
-  if (!lua_isnoneornil(L, 5) &&
-      lua_getfield(L, 5, "structured_schema") != LUA_TNIL &&
+  if (has_opts && request_opt(L, 5, OPT_STRUCTURED_SCHEMA) != LUA_TNIL &&
       (r->structured = lmcp_toschema(L, -1)) != NULL) {
     lua_pushvalue(L, -1);
     r->structured_ref = luaL_ref(L, LUA_REGISTRYINDEX);
@@ -1364,7 +1382,6 @@ lmcp_open_client(lua_State *L)
 {
   static const luaL_Reg methods[] = {
     { "initialize", lmcp_client_initialize },
-    { "request", lmcp_client_request },
     { "cancel", lmcp_client_cancel },
     { "notify", lmcp_client_notify },
     { "respond", lmcp_client_respond },
@@ -1380,6 +1397,7 @@ lmcp_open_client(lua_State *L)
     { "transport", lmcp_client_transport },
     { NULL, NULL },
   };
+  int i;
 
   lmcp_newmetatable(L, &client_mt_key, CLIENT_MT);
   lua_pushcfunction(L, lmcp_client_gc);
@@ -1387,6 +1405,10 @@ lmcp_open_client(lua_State *L)
   lua_pushcfunction(L, lmcp_client_close);
   lua_setfield(L, -2, "__close");
   luaL_newlib(L, methods);
+  for (i = 0; request_opt_names[i] != NULL; i++)
+    lua_pushstring(L, request_opt_names[i]);
+  lua_pushcclosure(L, lmcp_client_request, i);
+  lua_setfield(L, -2, "request");
   lua_setfield(L, -2, "__index");
   lua_pop(L, 1);
   lua_pushcfunction(L, lmcp_client_stdio);
