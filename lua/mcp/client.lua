@@ -494,7 +494,14 @@ end
 -- the result's structuredContent must match (the core checks it on the
 -- JSON received).
 function Client:_call(method, params, opts, arguments_schema, structured_schema)
-  local core_opts = request_options(self, opts, arguments_schema, structured_schema)
+  local core_opts
+  if opts == nil then   -- request_options' shared tables, looked up inline
+    local key = arguments_schema or structured_schema
+    if key == nil then core_opts = self._default_opts else core_opts = self._schema_opts[key] end
+  end
+  if not core_opts then
+    core_opts = request_options(self, opts, arguments_schema, structured_schema)
+  end
   local co = task.current()
   local retried = false
   while true do

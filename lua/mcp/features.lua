@@ -91,8 +91,8 @@ end
 --- tools when the client has not yet, so that the schemas are known.
 function Client:call_tool(name, args, opts)
   self:_check()
-  check_string(name, 1, "call_tool")
-  check_table(args, 2, "call_tool")
+  if type(name) ~= "string" then check_string(name, 1, "call_tool") end
+  if args ~= nil and type(args) ~= "table" then check_table(args, 2, "call_tool") end
   if self.tools_by_name == nil and not self._listing_failed
       and (self._validate_input or self._validate_output)
       and self:_require("tools/list", "tools") == nil then
@@ -123,18 +123,14 @@ function Client:start_tool(name, args, opts)
   return self:_start_tool(name, args, opts)
 end
 
-local function tools_call_params(name, args)
-  return { name = name, arguments = args or {} }
-end
-
 -- call_tool's request, waited for, once the arguments are checked.
 function Client:_call_tool(name, args, opts)
   local caps = self.capabilities
   if type(caps) ~= "table" or not caps.tools then
     return nil, self:_require("tools/call", "tools")
   end
-  local result, err = self:_call("tools/call", tools_call_params(name, args), opts,
-    self:_arguments_schema(name, opts), self:_result_schema(name, opts))
+  local result, err = self:_call("tools/call", { name = name, arguments = args or {} },
+    opts, self:_call_schemas(name, opts))
   -- ESCHEMA is the core's (the server's errors are ERPC): on the result
   -- when it carries one, else on the arguments.
   if err and err.code == "ESCHEMA" then
@@ -153,8 +149,8 @@ function Client:_start_tool(name, args, opts)
   if type(caps) ~= "table" or not caps.tools then
     return self:_failed_request("tools/call", self:_require("tools/call", "tools"))
   end
-  local req = self:_start("tools/call", tools_call_params(name, args), opts,
-    self:_arguments_schema(name, opts))
+  local req = self:_start("tools/call", { name = name, arguments = args or {} }, opts,
+    (self:_call_schemas(name, opts)))   -- start_tool checks no result
   if req._err and req._err.code == "ESCHEMA" and not req.id then
     self:_explain_arguments_error(name, req._err)
   end

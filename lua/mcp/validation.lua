@@ -47,15 +47,6 @@ local function enabled(opts, key, default)
   return v ~= false
 end
 
---- The compiled inputSchema the arguments of tool `name` must match, or
---- nil when there is none to check (the check is off, the tool unlisted).
---- mcp.core checks the arguments on the JSON it sends, before sending.
-function Client:_arguments_schema(name, opts)
-  if not enabled(opts, "validate_input", self._validate_input) then return nil end
-  local compiled = schemas_of(self, name)
-  return compiled and compiled.inputSchema or nil
-end
-
 --- Turns the core's ESCHEMA for arguments into the message users read.
 function Client:_explain_arguments_error(name, err)
   err.message = ("arguments for tool '%s' do not match its inputSchema: %s")
@@ -64,13 +55,18 @@ function Client:_explain_arguments_error(name, err)
   return err
 end
 
---- The compiled outputSchema a tools/call result's structuredContent must
---- match, or nil when there is none to check. mcp.core checks it on the
---- JSON it receives (not when the result has isError true).
-function Client:_result_schema(name, opts)
-  if not enabled(opts, "validate_output", self._validate_output) then return nil end
+--- The compiled schemas a call of tool `name` is checked against: its
+--- inputSchema (the arguments) and its outputSchema (the result's
+--- structuredContent, which mcp.core checks on the JSON it receives unless
+--- isError is true); each nil when there is none or its check is off.
+function Client:_call_schemas(name, opts)
   local compiled = schemas_of(self, name)
-  return compiled and compiled.outputSchema or nil
+  if not compiled then return nil, nil end
+  local input = enabled(opts, "validate_input", self._validate_input)
+    and compiled.inputSchema or nil
+  local output = enabled(opts, "validate_output", self._validate_output)
+    and compiled.outputSchema or nil
+  return input, output
 end
 
 --- Turns the core's ESCHEMA for a result into the message users read.
