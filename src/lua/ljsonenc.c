@@ -41,7 +41,16 @@ fail(enc_t *e, const char *why)
 static int
 put(enc_t *e, const char *s, size_t n)
 {
-  if (mcp_buf_append(e->b, s, n) != 0)
+  mcp_buf_t *b = e->b;
+
+  /* Most pieces are a byte or a short word into a buffer with room: copied
+   * here, the buffer's NUL restored at the end (lmcp_encode_json_span). */
+  if (b->max == 0 && b->cap - b->len > n) {
+    memcpy(b->data + b->len, s, n);
+    b->len += n;
+    return 0;
+  }
+  if (mcp_buf_append(b, s, n) != 0)
     return fail(e, "out of memory");
   return 0;
 }
@@ -295,6 +304,8 @@ lmcp_encode_json_span(lua_State *L, int idx, mcp_buf_t *b, int max_depth,
   if (span != NULL)
     span->start = span->len = 0;
   rc = encode(&e, e.top, max_depth);
+  if (b->data != NULL)
+    b->data[b->len] = '\0';
   lua_settop(L, top);
   *why = e.why;
   return rc;
