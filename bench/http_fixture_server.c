@@ -39,24 +39,18 @@
 #include <strings.h>
 #include <uv.h>
 
-#define HFX_CHUNK (64 * 1024)
-#define HFX_PRINT_SLACK 256     /* cJSON_PrintPreallocated wants spare room */
-#define HFX_MAX_HEAD (64 * 1024)        /* bigger request heads: 431 */
+#include "fixture_mcp.h"
 
-typedef struct hfx_buf_s
-{
-  char *data;                   /* owned; malloc'd */
-  size_t len;                   /* bytes used */
-  size_t cap;                   /* bytes allocated */
-} hfx_buf_t;
+#define HFX_CHUNK (64 * 1024)
+#define HFX_MAX_HEAD (64 * 1024)        /* bigger request heads: 431 */
 
 typedef struct hfx_conn_s
 {
   uv_tcp_t tcp;                 /* first: the handle is the connection */
   uv_write_t wreq;
-  hfx_buf_t in;                 /* bytes read, not yet handled */
-  hfx_buf_t out;                /* answers not yet handed to the socket */
-  hfx_buf_t wbuf;               /* the bytes of the write in flight */
+  fx_buf_t in;                 /* bytes read, not yet handled */
+  fx_buf_t out;                /* answers not yet handed to the socket */
+  fx_buf_t wbuf;               /* the bytes of the write in flight */
   int writing;                  /* a uv_write is in flight (from wbuf) */
   int close_after;              /* close once out and wbuf are sent */
   int closing;                  /* uv_close called */
@@ -76,196 +70,20 @@ typedef struct hfx_req_s
   int close;                    /* Connection: close, or HTTP/1.0 */
 } hfx_req_t;
 
-static const char *const hfx_versions[] = {
-  "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05", NULL
-};
-
 static int hfx_sse;             /* --sse: answer as text/event-stream */
-static char *hfx_tools_result;  /* printed tools/list result, owned */
-static size_t hfx_tools_result_len;
 static unsigned long hfx_next_session = 1;
-static hfx_buf_t hfx_body;      /* scratch: the JSON body being built */
-
-static void
-hfx_die(const char *what)
-{
-  fprintf(stderr, "http_fixture_server: %s\n", what);
-  exit(2);
-}
+static fx_buf_t hfx_body;      /* scratch: the JSON body being built */
 
 /* ---- buffers ------------------------------------------------------------ */
 
-static void
-hfx_buf_reserve(hfx_buf_t *b, size_t n)
-{
-  size_t want;
-  char *p;
-
-  if (b->cap - b->len >= n)
-    return;
-  want = b->cap ? b->cap : HFX_CHUNK;
-  while (want - b->len < n)
-    want *= 2;
-  p = realloc(b->data, want);
-  if (p == NULL)
-    hfx_die("out of memory");
-  b->data = p;
-  b->cap = want;
-}
-
-static void
-hfx_buf_add(hfx_buf_t *b, const char *s, size_t n)
-{
-  hfx_buf_reserve(b, n);
-  memcpy(b->data + b->len, s, n);
-  b->len += n;
-}
-
-#define HFX_ADD_LIT(b, lit) hfx_buf_add((b), (lit), sizeof (lit) - 1)
-
-static void
-hfx_buf_add_json(hfx_buf_t *b, cJSON *item, size_t size_hint)
-{
-  char *text;
-
-  hfx_buf_reserve(b, size_hint + HFX_PRINT_SLACK);
-  if (cJSON_PrintPreallocated(item, b->data + b->len,
-        (int) (b->cap - b->len), 0))
-  {
-    b->len += strlen(b->data + b->len);
-    return;
-  }
-  text = cJSON_PrintUnformatted(item);
-  if (text == NULL)
-    hfx_die("out of memory");
-  hfx_buf_add(b, text, strlen(text));
-  cJSON_free(text);
-}
-
 /* Decimal or hex size_t, appended. */
 static void
-hfx_buf_add_size(hfx_buf_t *b, size_t v, int hex)
+hfx_buf_add_size(fx_buf_t *b, size_t v, int hex)
 {
   char tmp[32];
   int n = snprintf(tmp, sizeof tmp, hex ? "%zx" : "%zu", v);
 
-  hfx_buf_add(b, tmp, (size_t) n);
-}
-
-/* ---- the MCP side ------------------------------------------------------- */
-
-static void
-hfx_build_tools(int ntools)
-{
-  cJSON *result = cJSON_CreateObject();
-  cJSON *tools = cJSON_AddArrayToObject(result, "tools");
-  char name[32];
-  int i;
-
-  for (i = 0; i < ntools; i++)
-  {
-    cJSON *tool = cJSON_CreateObject();
-    cJSON *schema = cJSON_CreateObject();
-    cJSON *props = cJSON_CreateObject();
-    cJSON *prop = cJSON_CreateObject();
-    cJSON *req = cJSON_CreateArray();
-
-    if (i == 0)
-    {
-      cJSON_AddStringToObject(tool, "name", "echo");
-      cJSON_AddStringToObject(tool, "description",
-        "Returns its 'message' argument as one text content item.");
-    }
-    else
-    {
-      snprintf(name, sizeof name, "tool-%d", i);
-      cJSON_AddStringToObject(tool, "name", name);
-      cJSON_AddStringToObject(tool, "description",
-        "A benchmark tool that echoes 'message'; it makes the list long.");
-    }
-    cJSON_AddStringToObject(prop, "type", "string");
-    cJSON_AddStringToObject(prop, "description", "The text to echo back.");
-    cJSON_AddItemToObject(props, "message", prop);
-    cJSON_AddItemToArray(req, cJSON_CreateString("message"));
-    cJSON_AddStringToObject(schema, "type", "object");
-    cJSON_AddItemToObject(schema, "properties", props);
-    cJSON_AddItemToObject(schema, "required", req);
-    cJSON_AddItemToObject(tool, "inputSchema", schema);
-    cJSON_AddItemToArray(tools, tool);
-  }
-  hfx_tools_result = cJSON_PrintUnformatted(result);
-  if (hfx_tools_result == NULL)
-    hfx_die("out of memory");
-  hfx_tools_result_len = strlen(hfx_tools_result);
-  cJSON_Delete(result);
-}
-
-/* {"jsonrpc":"2.0","id":<id>,"result": into hfx_body; the caller adds the
- * result and the closing brace. */
-static void
-hfx_begin_result(cJSON *id)
-{
-  HFX_ADD_LIT(&hfx_body, "{\"jsonrpc\":\"2.0\",\"id\":");
-  hfx_buf_add_json(&hfx_body, id, 64);
-  HFX_ADD_LIT(&hfx_body, ",\"result\":");
-}
-
-static void
-hfx_answer_initialize(cJSON *id, cJSON *params)
-{
-  const char *version = hfx_versions[0];
-  cJSON *asked = cJSON_GetObjectItemCaseSensitive(params, "protocolVersion");
-  int i;
-
-  if (cJSON_IsString(asked))
-  {
-    for (i = 0; hfx_versions[i] != NULL; i++)
-    {
-      if (strcmp(asked->valuestring, hfx_versions[i]) == 0)
-        version = hfx_versions[i];
-    }
-  }
-  hfx_begin_result(id);
-  HFX_ADD_LIT(&hfx_body, "{\"protocolVersion\":\"");
-  hfx_buf_add(&hfx_body, version, strlen(version));
-  HFX_ADD_LIT(&hfx_body, "\",\"capabilities\":{\"tools\":{\"listChanged\":"
-    "false}},\"serverInfo\":{\"name\":\"luamcp-bench-http-fixture\","
-    "\"version\":\"1.0.0\"}}}");
-}
-
-static void
-hfx_answer_call(cJSON *id, cJSON *params)
-{
-  cJSON *args = cJSON_GetObjectItemCaseSensitive(params, "arguments");
-  cJSON *msg = cJSON_GetObjectItemCaseSensitive(args, "message");
-  const char *text = cJSON_IsString(msg) ? msg->valuestring : "";
-  cJSON *result = cJSON_CreateObject();
-  cJSON *item = cJSON_CreateObject();
-
-  /* References: the strings stay owned by the request tree. */
-  cJSON_AddItemToObject(item, "type", cJSON_CreateStringReference("text"));
-  cJSON_AddItemToObject(item, "text", cJSON_CreateStringReference(text));
-  cJSON_AddItemToArray(cJSON_AddArrayToObject(result, "content"), item);
-  hfx_begin_result(id);
-  hfx_buf_add_json(&hfx_body, result, 64 + 6 * strlen(text));
-  HFX_ADD_LIT(&hfx_body, "}");
-  cJSON_Delete(result);
-}
-
-static void
-hfx_answer_error(cJSON *id, int code, const char *msg)
-{
-  char tail[256];
-  int n;
-
-  HFX_ADD_LIT(&hfx_body, "{\"jsonrpc\":\"2.0\",\"id\":");
-  if (id != NULL)
-    hfx_buf_add_json(&hfx_body, id, 64);
-  else
-    HFX_ADD_LIT(&hfx_body, "null");
-  n = snprintf(tail, sizeof tail,
-    ",\"error\":{\"code\":%d,\"message\":\"%s\"}}", code, msg);
-  hfx_buf_add(&hfx_body, tail, (size_t) n);
+  fx_buf_add(b, tmp, (size_t) n);
 }
 
 /* ---- HTTP answers -------------------------------------------------------- */
@@ -274,12 +92,12 @@ hfx_answer_error(cJSON *id, int code, const char *msg)
 static void
 hfx_empty(hfx_conn_t *c, const char *status_line, const char *extra)
 {
-  hfx_buf_add(&c->out, status_line, strlen(status_line));
+  fx_buf_add(&c->out, status_line, strlen(status_line));
   if (extra != NULL)
-    hfx_buf_add(&c->out, extra, strlen(extra));
+    fx_buf_add(&c->out, extra, strlen(extra));
   if (c->close_after)
-    HFX_ADD_LIT(&c->out, "Connection: close\r\n");
-  HFX_ADD_LIT(&c->out, "Content-Length: 0\r\n\r\n");
+    FX_ADD_LIT(&c->out, "Connection: close\r\n");
+  FX_ADD_LIT(&c->out, "Content-Length: 0\r\n\r\n");
 }
 
 /* hfx_body as one JSON-RPC message: application/json, or (--sse, status
@@ -287,36 +105,36 @@ hfx_empty(hfx_conn_t *c, const char *status_line, const char *extra)
 static void
 hfx_message(hfx_conn_t *c, const char *status_line, const char *session)
 {
-  hfx_buf_t *o = &c->out;
+  fx_buf_t *o = &c->out;
 
-  hfx_buf_reserve(o, hfx_body.len + 256);
-  hfx_buf_add(o, status_line, strlen(status_line));
+  fx_buf_reserve(o, hfx_body.len + 256);
+  fx_buf_add(o, status_line, strlen(status_line));
   if (session != NULL)
   {
-    HFX_ADD_LIT(o, "Mcp-Session-Id: ");
-    hfx_buf_add(o, session, strlen(session));
-    HFX_ADD_LIT(o, "\r\n");
+    FX_ADD_LIT(o, "Mcp-Session-Id: ");
+    fx_buf_add(o, session, strlen(session));
+    FX_ADD_LIT(o, "\r\n");
   }
   if (c->close_after)
-    HFX_ADD_LIT(o, "Connection: close\r\n");
+    FX_ADD_LIT(o, "Connection: close\r\n");
   if (hfx_sse && status_line[9] == '2')
   {
     static const char pre[] = "event: message\ndata: ";
 
-    HFX_ADD_LIT(o, "Content-Type: text/event-stream\r\n"
+    FX_ADD_LIT(o, "Content-Type: text/event-stream\r\n"
       "Cache-Control: no-cache\r\nTransfer-Encoding: chunked\r\n\r\n");
     hfx_buf_add_size(o, sizeof pre - 1 + hfx_body.len + 2, 1);
-    HFX_ADD_LIT(o, "\r\n");
-    HFX_ADD_LIT(o, pre);
-    hfx_buf_add(o, hfx_body.data, hfx_body.len);
-    HFX_ADD_LIT(o, "\n\n\r\n0\r\n\r\n");
+    FX_ADD_LIT(o, "\r\n");
+    FX_ADD_LIT(o, pre);
+    fx_buf_add(o, hfx_body.data, hfx_body.len);
+    FX_ADD_LIT(o, "\n\n\r\n0\r\n\r\n");
   }
   else
   {
-    HFX_ADD_LIT(o, "Content-Type: application/json\r\nContent-Length: ");
+    FX_ADD_LIT(o, "Content-Type: application/json\r\nContent-Length: ");
     hfx_buf_add_size(o, hfx_body.len, 0);
-    HFX_ADD_LIT(o, "\r\n\r\n");
-    hfx_buf_add(o, hfx_body.data, hfx_body.len);
+    FX_ADD_LIT(o, "\r\n\r\n");
+    fx_buf_add(o, hfx_body.data, hfx_body.len);
   }
 }
 
@@ -340,7 +158,8 @@ hfx_post(hfx_conn_t *c, const hfx_req_t *r, const char *body, size_t len)
   hfx_body.len = 0;
   if (msg == NULL || !cJSON_IsObject(msg))
   {
-    hfx_answer_error(NULL, -32700, "Parse error (one JSON object expected)");
+    fx_answer_error(&hfx_body, NULL, -32700,
+      "Parse error (one JSON object expected)");
     hfx_message(c, HFX_400, NULL);
     cJSON_Delete(msg);
     return;
@@ -348,41 +167,24 @@ hfx_post(hfx_conn_t *c, const hfx_req_t *r, const char *body, size_t len)
   id = cJSON_GetObjectItemCaseSensitive(msg, "id");
   method = cJSON_GetObjectItemCaseSensitive(msg, "method");
   m = cJSON_IsString(method) ? method->valuestring : NULL;
+  session[0] = '\0';
   if (m != NULL && id != NULL && strcmp(m, "initialize") == 0)
-  {
     snprintf(session, sizeof session, "bench-%lu", hfx_next_session++);
-    hfx_answer_initialize(id, cJSON_GetObjectItemCaseSensitive(msg, "params"));
-    hfx_message(c, HFX_200, session);
-  }
-  else if (r->session == NULL)
+  if (session[0] == '\0' && r->session == NULL)
   {
-    hfx_answer_error(id, -32000, "Bad Request: no Mcp-Session-Id header");
+    fx_answer_error(&hfx_body, id, -32000,
+      "Bad Request: no Mcp-Session-Id header");
     hfx_message(c, HFX_400, NULL);
   }
   else if (id == NULL || m == NULL)
+  {
     hfx_empty(c, HFX_202, NULL);      /* a notification or a response */
-  else if (strcmp(m, "tools/call") == 0)
-  {
-    hfx_answer_call(id, cJSON_GetObjectItemCaseSensitive(msg, "params"));
-    hfx_message(c, HFX_200, NULL);
-  }
-  else if (strcmp(m, "ping") == 0)
-  {
-    hfx_begin_result(id);
-    HFX_ADD_LIT(&hfx_body, "{}}");
-    hfx_message(c, HFX_200, NULL);
-  }
-  else if (strcmp(m, "tools/list") == 0)
-  {
-    hfx_begin_result(id);
-    hfx_buf_add(&hfx_body, hfx_tools_result, hfx_tools_result_len);
-    HFX_ADD_LIT(&hfx_body, "}");
-    hfx_message(c, HFX_200, NULL);
   }
   else
   {
-    hfx_answer_error(id, -32601, "Method not found");
-    hfx_message(c, HFX_200, NULL);
+    fx_answer(&hfx_body, id, m, cJSON_GetObjectItemCaseSensitive(msg, "params"),
+      "luamcp-bench-http-fixture");
+    hfx_message(c, HFX_200, session[0] ? session : NULL);
   }
   cJSON_Delete(msg);
 }
@@ -500,7 +302,7 @@ hfx_handle_input(hfx_conn_t *c)
     {
       /* Wait for the body; make room for it at once. */
       if (off == 0)
-        hfx_buf_reserve(&c->in, head_len + r.content_length - avail);
+        fx_buf_reserve(&c->in, head_len + r.content_length - avail);
       break;
     }
     c->close_after = r.close;
@@ -564,7 +366,7 @@ hfx_on_written(uv_write_t *w, int status)
 static void
 hfx_flush(hfx_conn_t *c)
 {
-  hfx_buf_t tmp;
+  fx_buf_t tmp;
   uv_buf_t b;
   int n;
 
@@ -610,7 +412,7 @@ hfx_on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
   hfx_conn_t *c = (hfx_conn_t *) h;
 
   (void) suggested;
-  hfx_buf_reserve(&c->in, HFX_CHUNK / 2);
+  fx_buf_reserve(&c->in, HFX_CHUNK / 2);
   *buf = uv_buf_init(c->in.data + c->in.len,
     (unsigned int) (c->in.cap - c->in.len));
 }
@@ -650,7 +452,7 @@ hfx_on_connection(uv_stream_t *server, int status)
     return;
   c = calloc(1, sizeof *c);
   if (c == NULL)
-    hfx_die("out of memory");
+    fx_die("out of memory");
   uv_tcp_init(server->loop, &c->tcp);
   if (uv_accept(server, (uv_stream_t *) &c->tcp) != 0)
   {
@@ -658,8 +460,8 @@ hfx_on_connection(uv_stream_t *server, int status)
     return;
   }
   uv_tcp_nodelay(&c->tcp, 1);
-  hfx_buf_reserve(&c->in, HFX_CHUNK);
-  hfx_buf_reserve(&c->out, HFX_CHUNK);
+  fx_buf_reserve(&c->in, HFX_CHUNK);
+  fx_buf_reserve(&c->out, HFX_CHUNK);
   uv_read_start((uv_stream_t *) &c->tcp, hfx_on_alloc, hfx_on_read);
 }
 
@@ -694,8 +496,9 @@ main(int argc, char **argv)
   if (ntools < 1)
     ntools = 1;
   signal(SIGPIPE, SIG_IGN);
-  hfx_build_tools(ntools);
-  hfx_buf_reserve(&hfx_body, HFX_CHUNK);
+  fx_program = "http_fixture_server";
+  fx_build_tools(ntools);
+  fx_buf_reserve(&hfx_body, HFX_CHUNK);
 
   uv_tcp_init(loop, &server);
   uv_ip4_addr("127.0.0.1", port, &addr);

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # run.sh - the benchmark of luamcp against the TypeScript SDK client.
 #
-# Builds the C parts of the benchmark (bench/fixture_server.c, bench/floor.c,
-# bench/http_fixture_server.c, bench/http_floor.c, bench/coldtime.c and the
-# Lua clock module bench/benchclock.c) into
+# Builds the C parts of the benchmark (bench/fixture_server.c and
+# bench/http_fixture_server.c, with the MCP answers they share in
+# bench/fixture_mcp.c; bench/floor.c, bench/http_floor.c, bench/coldtime.c
+# and the Lua clock module bench/benchclock.c) into
 # $BUILD_DIR/bench, then runs tools/bench/driver.mjs, which runs every phase
 # and prints the table.
 # Expects build/luamcp (make build) and the SDK in .deps/bench (make bench
@@ -43,13 +44,14 @@ done
 mkdir -p "$BUILD_DIR/bench"
 # shellcheck disable=SC2086
 $CC $WARN $CFLAGS -o "$BUILD_DIR/bench/fixture_server" bench/fixture_server.c \
-  $(pkg-config --cflags --libs libcjson)
+  bench/fixture_mcp.c $(pkg-config --cflags --libs libcjson)
 # shellcheck disable=SC2086
 $CC $WARN $CFLAGS -o "$BUILD_DIR/bench/floor" bench/floor.c \
   $(pkg-config --cflags --libs libcjson)
 # shellcheck disable=SC2086
 $CC $WARN $CFLAGS -o "$BUILD_DIR/bench/http_fixture_server" \
-  bench/http_fixture_server.c $(pkg-config --cflags --libs libuv libcjson)
+  bench/http_fixture_server.c bench/fixture_mcp.c \
+  $(pkg-config --cflags --libs libuv libcjson)
 # shellcheck disable=SC2086
 $CC $WARN $CFLAGS -o "$BUILD_DIR/bench/http_floor" bench/http_floor.c \
   $(pkg-config --cflags --libs libcjson)
