@@ -26,6 +26,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "floor_common.h"
+
 #define FLOOR_CHUNK (64 * 1024)
 
 typedef struct floor_conn_s
@@ -41,22 +43,6 @@ typedef struct floor_conn_s
   size_t out_len;
   size_t out_cap;
 } floor_conn_t;
-
-static void
-floor_die(const char *what)
-{
-  fprintf(stderr, "floor: %s (%s)\n", what, strerror(errno));
-  exit(2);
-}
-
-static double
-floor_now_us(void)
-{
-  struct timespec ts;
-
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double) ts.tv_sec * 1e6 + (double) ts.tv_nsec / 1e3;
-}
 
 static void
 floor_spawn(floor_conn_t *c, char *const argv[])
@@ -188,35 +174,6 @@ floor_fill(floor_conn_t *c)
   c->in_len += (size_t) n;
 }
 
-/* Parses one response and checks it; returns its id. */
-static int
-floor_parse(const char *line, size_t len)
-{
-  cJSON *res = cJSON_ParseWithLength(line, len);
-  cJSON *id;
-  cJSON *result;
-  cJSON *content;
-  cJSON *text;
-  int n;
-
-  if (res == NULL)
-    floor_die("unparsable response");
-  id = cJSON_GetObjectItemCaseSensitive(res, "id");
-  result = cJSON_GetObjectItemCaseSensitive(res, "result");
-  content = cJSON_GetObjectItemCaseSensitive(result, "content");
-  text = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(content, 0),
-    "text");
-  if (!cJSON_IsNumber(id) || !cJSON_IsString(text)
-      || strcmp(text->valuestring, "hello") != 0)
-  {
-    errno = 0;
-    floor_die("unexpected response");
-  }
-  n = id->valueint;
-  cJSON_Delete(res);
-  return n;
-}
-
 /* Reads until one full line is there and returns it. */
 static char *
 floor_read_line(floor_conn_t *c, size_t *len)
@@ -230,26 +187,6 @@ floor_read_line(floor_conn_t *c, size_t *len)
       return line;
     floor_fill(c);
   }
-}
-
-static int
-floor_cmp(const void *a, const void *b)
-{
-  double x = *(const double *) a;
-  double y = *(const double *) b;
-
-  return (x > y) - (x < y);
-}
-
-static void
-floor_report(const char *name, double *lat, int n, double secs, int window,
-  int last)
-{
-  qsort(lat, (size_t) n, sizeof *lat, floor_cmp);
-  printf("  \"%s\": {\"calls\": %d, \"concurrency\": %d, \"seconds\": %.6f, "
-    "\"calls_per_s\": %.1f, \"p50_us\": %.1f, \"p99_us\": %.1f}%s\n",
-    name, n, window, secs, n / secs, lat[n / 2],
-    lat[(int) ((double) n * 0.99)], last ? "" : ",");
 }
 
 int
@@ -322,7 +259,7 @@ main(int argc, char **argv)
     floor_queue_call(&c, 1);
     floor_flush(&c);
     line = floor_read_line(&c, &len);
-    floor_parse(line, len);
+    floor_check_echo(line, len);
     close(c.to_child);
     waitpid(c.pid, &status, 0);
     return 0;
@@ -340,7 +277,7 @@ main(int argc, char **argv)
     floor_queue_call(&c, i + 1);
     floor_flush(&c);
     line = floor_read_line(&c, &len);
-    floor_parse(line, len);
+    floor_check_echo(line, len);
   }
   printf("{\n");
   t0 = floor_now_us();
@@ -351,7 +288,7 @@ main(int argc, char **argv)
     floor_queue_call(&c, i + 1);
     floor_flush(&c);
     line = floor_read_line(&c, &len);
-    if (floor_parse(line, len) != i + 1)
+    if (floor_check_echo(line, len) != i + 1)
       floor_die("out-of-order response");
     lat[i] = floor_now_us() - s;
   }
@@ -381,7 +318,7 @@ main(int argc, char **argv)
       line = floor_next_line(&c, &len);
       if (line == NULL)
         break;
-      id = floor_parse(line, len);
+      id = floor_check_echo(line, len);
       lat[done++] = now - sent[id];
       if (next < inflight_calls)
       {

@@ -31,6 +31,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "floor_common.h"
+
 #define HF_CHUNK (64 * 1024)
 
 typedef struct hf_conn_s
@@ -50,29 +52,13 @@ static char hf_path[256];
 static char hf_session[128];
 
 static void
-hf_die(const char *what)
-{
-  fprintf(stderr, "http_floor: %s (%s)\n", what, errno ? strerror(errno) : "-");
-  exit(2);
-}
-
-static double
-hf_now_us(void)
-{
-  struct timespec ts;
-
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double) ts.tv_sec * 1e6 + (double) ts.tv_nsec / 1e3;
-}
-
-static void
 hf_parse_url(const char *url)
 {
   int port = 0;
   const char *p;
 
   if (strncmp(url, "http://127.0.0.1:", 17) != 0)
-    hf_die("URL must be http://127.0.0.1:PORT/PATH");
+    floor_die("URL must be http://127.0.0.1:PORT/PATH");
   port = atoi(url + 17);
   p = strchr(url + 17, '/');
   snprintf(hf_path, sizeof hf_path, "%s", p ? p : "/");
@@ -91,16 +77,16 @@ hf_connect(hf_conn_t *c)
   memset(c, 0, sizeof *c);
   c->fd = socket(AF_INET, SOCK_STREAM, 0);
   if (c->fd < 0)
-    hf_die("socket");
+    floor_die("socket");
   if (connect(c->fd, (struct sockaddr *) &hf_addr, sizeof hf_addr) != 0)
-    hf_die("connect");
+    floor_die("connect");
   setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
   c->in_cap = HF_CHUNK;
   c->in = malloc(c->in_cap);
   c->body_cap = HF_CHUNK;
   c->body = malloc(c->body_cap);
   if (c->in == NULL || c->body == NULL)
-    hf_die("malloc");
+    floor_die("malloc");
 }
 
 static void
@@ -114,7 +100,7 @@ hf_write_all(int fd, const char *p, size_t n)
     if (w < 0 && errno == EINTR)
       continue;
     if (w <= 0)
-      hf_die("write");
+      floor_die("write");
     p += w;
     n -= (size_t) w;
   }
@@ -137,7 +123,7 @@ hf_post(hf_conn_t *c, const char *json, size_t len)
     hf_session[0] ? "\r\n" : "", len);
   req = malloc((size_t) n + len);
   if (req == NULL)
-    hf_die("malloc");
+    floor_die("malloc");
   memcpy(req, head, (size_t) n);
   memcpy(req + n, json, len);
   hf_write_all(c->fd, req, (size_t) n + len);
@@ -161,7 +147,7 @@ hf_post_call(hf_conn_t *c, int id)
     "message", "hello");
   text = cJSON_PrintUnformatted(req);
   if (text == NULL)
-    hf_die("cJSON_PrintUnformatted");
+    floor_die("cJSON_PrintUnformatted");
   hf_post(c, text, strlen(text));
   cJSON_free(text);
   cJSON_Delete(req);
@@ -221,7 +207,7 @@ hf_take_response(hf_conn_t *c, const char **json, size_t *len, int *status)
       c->body_cap = clen + 1;
       c->body = realloc(c->body, c->body_cap);
       if (c->body == NULL)
-        hf_die("realloc");
+        floor_die("realloc");
     }
     memcpy(c->body, c->in + head_len, clen);
     blen = clen;
@@ -246,7 +232,7 @@ hf_take_response(hf_conn_t *c, const char **json, size_t *len, int *status)
         c->body_cap = (blen + size + 1) * 2;
         c->body = realloc(c->body, c->body_cap);
         if (c->body == NULL)
-          hf_die("realloc");
+          floor_die("realloc");
       }
       memcpy(c->body + blen, eol + 2, size);
       blen += size;
@@ -289,13 +275,13 @@ hf_fill(hf_conn_t *c)
     c->in_cap *= 2;
     c->in = realloc(c->in, c->in_cap);
     if (c->in == NULL)
-      hf_die("realloc");
+      floor_die("realloc");
   }
   do
     n = read(c->fd, c->in + c->in_len, c->in_cap - c->in_len);
   while (n < 0 && errno == EINTR);
   if (n <= 0)
-    hf_die("read: the server closed the connection");
+    floor_die("read: the server closed the connection");
   c->in_len += (size_t) n;
 }
 
@@ -305,28 +291,6 @@ hf_read_response(hf_conn_t *c, const char **json, size_t *len, int *status)
 {
   while (!hf_take_response(c, json, len, status))
     hf_fill(c);
-}
-
-/* Parses one tools/call answer and checks it. */
-static void
-hf_check_echo(const char *json, size_t len)
-{
-  cJSON *res = cJSON_ParseWithLength(json, len);
-  cJSON *result;
-  cJSON *text;
-
-  if (res == NULL)
-    hf_die("unparsable response");
-  result = cJSON_GetObjectItemCaseSensitive(res, "result");
-  text = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(
-    cJSON_GetObjectItemCaseSensitive(result, "content"), 0), "text");
-  if (!cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(res, "id"))
-      || !cJSON_IsString(text) || strcmp(text->valuestring, "hello") != 0)
-  {
-    errno = 0;
-    hf_die("unexpected response");
-  }
-  cJSON_Delete(res);
 }
 
 /* One call on c, blocking. */
@@ -342,29 +306,9 @@ hf_call(hf_conn_t *c, int id)
   if (status != 200 || json == NULL)
   {
     errno = 0;
-    hf_die("tools/call: not a 200 with a message");
+    floor_die("tools/call: not a 200 with a message");
   }
-  hf_check_echo(json, len);
-}
-
-static int
-hf_cmp(const void *a, const void *b)
-{
-  double x = *(const double *) a;
-  double y = *(const double *) b;
-
-  return (x > y) - (x < y);
-}
-
-static void
-hf_report(const char *name, double *lat, int n, double secs, int window,
-  int last)
-{
-  qsort(lat, (size_t) n, sizeof *lat, hf_cmp);
-  printf("  \"%s\": {\"calls\": %d, \"concurrency\": %d, \"seconds\": %.6f, "
-    "\"calls_per_s\": %.1f, \"p50_us\": %.1f, \"p99_us\": %.1f}%s\n",
-    name, n, window, secs, n / secs, lat[n / 2],
-    lat[(int) ((double) n * 0.99)], last ? "" : ",");
+  floor_check_echo(json, len);
 }
 
 int
@@ -392,6 +336,7 @@ main(int argc, char **argv)
   int next;
   int done;
 
+  floor_program = "http_floor";
   if (argc < 2)
   {
     fprintf(stderr, "usage: http_floor URL [--calls N] [--inflight-calls N] "
@@ -419,7 +364,7 @@ main(int argc, char **argv)
   hf_post(&seq, init, sizeof init - 1);
   hf_read_response(&seq, &json, &len, &status);
   if (status != 200 || hf_session[0] == '\0')
-    hf_die("initialize: no session");
+    floor_die("initialize: no session");
   hf_post(&seq, initialized, sizeof initialized - 1);
   hf_read_response(&seq, &json, &len, &status);
 
@@ -428,22 +373,22 @@ main(int argc, char **argv)
   pool = calloc((size_t) window, sizeof *pool);
   pfd = calloc((size_t) window, sizeof *pfd);
   if (lat == NULL || pool == NULL || pfd == NULL)
-    hf_die("malloc");
+    floor_die("malloc");
 
   /* Warm-up, then sequential round trips on one connection. */
   for (i = 0; i < 200; i++)
     hf_call(&seq, i + 1);
   printf("{\n");
-  t0 = hf_now_us();
+  t0 = floor_now_us();
   for (i = 0; i < calls; i++)
   {
-    double s = hf_now_us();
+    double s = floor_now_us();
 
     hf_call(&seq, i + 1);
-    lat[i] = hf_now_us() - s;
+    lat[i] = floor_now_us() - s;
   }
-  t1 = hf_now_us();
-  hf_report("seq", lat, calls, (t1 - t0) / 1e6, 1, 0);
+  t1 = floor_now_us();
+  floor_report("seq", lat, calls, (t1 - t0) / 1e6, 1, 0);
 
   /* W connections, one call in flight on each; connected (and warmed with
    * one call) before the clock starts, as a client's warm pool. */
@@ -454,12 +399,12 @@ main(int argc, char **argv)
     pfd[i].fd = pool[i].fd;
     pfd[i].events = POLLIN;
   }
-  t0 = hf_now_us();
+  t0 = floor_now_us();
   next = 0;
   done = 0;
   for (i = 0; i < window && next < inflight_calls; i++, next++)
   {
-    pool[i].sent_us = hf_now_us();
+    pool[i].sent_us = floor_now_us();
     hf_post_call(&pool[i], next);
   }
   while (done < inflight_calls)
@@ -468,7 +413,7 @@ main(int argc, char **argv)
     {
       if (errno == EINTR)
         continue;
-      hf_die("poll");
+      floor_die("poll");
     }
     for (i = 0; i < window; i++)
     {
@@ -482,20 +427,20 @@ main(int argc, char **argv)
         if (status != 200 || json == NULL)
         {
           errno = 0;
-          hf_die("tools/call: not a 200 with a message");
+          floor_die("tools/call: not a 200 with a message");
         }
-        hf_check_echo(json, len);
-        lat[done++] = hf_now_us() - c->sent_us;
+        floor_check_echo(json, len);
+        lat[done++] = floor_now_us() - c->sent_us;
         if (next < inflight_calls)
         {
-          c->sent_us = hf_now_us();
+          c->sent_us = floor_now_us();
           hf_post_call(c, next++);
         }
       }
     }
   }
-  t1 = hf_now_us();
-  hf_report("inflight", lat, inflight_calls, (t1 - t0) / 1e6, window, 1);
+  t1 = floor_now_us();
+  floor_report("inflight", lat, inflight_calls, (t1 - t0) / 1e6, window, 1);
   printf("}\n");
   return 0;
 }

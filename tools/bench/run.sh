@@ -3,8 +3,9 @@
 #
 # Builds the C parts of the benchmark (bench/fixture_server.c and
 # bench/http_fixture_server.c, with the MCP answers they share in
-# bench/fixture_mcp.c; bench/floor.c, bench/http_floor.c, bench/coldtime.c
-# and the Lua clock module bench/benchclock.c) into
+# bench/fixture_mcp.c; bench/floor.c and bench/http_floor.c, with
+# bench/floor_common.c; bench/coldtime.c and the Lua clock module
+# bench/benchclock.c) into
 # $BUILD_DIR/bench, then runs tools/bench/driver.mjs, which runs every phase
 # and prints the table.
 # Expects build/luamcp (make build) and the SDK in .deps/bench (make bench
@@ -46,14 +47,14 @@ mkdir -p "$BUILD_DIR/bench"
 $CC $WARN $CFLAGS -o "$BUILD_DIR/bench/fixture_server" bench/fixture_server.c \
   bench/fixture_mcp.c $(pkg-config --cflags --libs libcjson)
 # shellcheck disable=SC2086
-$CC $WARN $CFLAGS -o "$BUILD_DIR/bench/floor" bench/floor.c \
+$CC $WARN $CFLAGS -o "$BUILD_DIR/bench/floor" bench/floor.c bench/floor_common.c \
   $(pkg-config --cflags --libs libcjson)
 # shellcheck disable=SC2086
 $CC $WARN $CFLAGS -o "$BUILD_DIR/bench/http_fixture_server" \
   bench/http_fixture_server.c bench/fixture_mcp.c \
   $(pkg-config --cflags --libs libuv libcjson)
 # shellcheck disable=SC2086
-$CC $WARN $CFLAGS -o "$BUILD_DIR/bench/http_floor" bench/http_floor.c \
+$CC $WARN $CFLAGS -o "$BUILD_DIR/bench/http_floor" bench/http_floor.c bench/floor_common.c \
   $(pkg-config --cflags --libs libcjson)
 # shellcheck disable=SC2086
 $CC $WARN $CFLAGS -o "$BUILD_DIR/bench/coldtime" bench/coldtime.c
