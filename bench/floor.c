@@ -83,21 +83,9 @@ floor_spawn(floor_conn_t *c, char *const argv[])
 static void
 floor_queue_call(floor_conn_t *c, int id)
 {
-  cJSON *req = cJSON_CreateObject();
-  cJSON *params;
-  char *text;
+  char *text = floor_echo_request(id);
   size_t n;
 
-  cJSON_AddStringToObject(req, "jsonrpc", "2.0");
-  cJSON_AddNumberToObject(req, "id", id);
-  cJSON_AddStringToObject(req, "method", "tools/call");
-  params = cJSON_AddObjectToObject(req, "params");
-  cJSON_AddStringToObject(params, "name", "echo");
-  cJSON_AddStringToObject(cJSON_AddObjectToObject(params, "arguments"),
-    "message", "hello");
-  text = cJSON_PrintUnformatted(req);
-  if (text == NULL)
-    floor_die("cJSON_PrintUnformatted");
   n = strlen(text);
   while (c->out_cap - c->out_len < n + 1)
   {
@@ -110,7 +98,6 @@ floor_queue_call(floor_conn_t *c, int id)
   c->out[c->out_len + n] = '\n';
   c->out_len += n + 1;
   cJSON_free(text);
-  cJSON_Delete(req);
 }
 
 static void

@@ -29,6 +29,27 @@ floor_now_us(void)
   return (double) ts.tv_sec * 1e6 + (double) ts.tv_nsec / 1e3;
 }
 
+char *
+floor_echo_request(int id)
+{
+  cJSON *req = cJSON_CreateObject();
+  cJSON *params;
+  char *text;
+
+  cJSON_AddStringToObject(req, "jsonrpc", "2.0");
+  cJSON_AddNumberToObject(req, "id", id);
+  cJSON_AddStringToObject(req, "method", "tools/call");
+  params = cJSON_AddObjectToObject(req, "params");
+  cJSON_AddStringToObject(params, "name", "echo");
+  cJSON_AddStringToObject(cJSON_AddObjectToObject(params, "arguments"),
+    "message", "hello");
+  text = cJSON_PrintUnformatted(req);
+  if (text == NULL)
+    floor_die("cJSON_PrintUnformatted");
+  cJSON_Delete(req);
+  return text;
+}
+
 int
 floor_check_echo(const char *json, size_t len)
 {

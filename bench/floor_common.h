@@ -1,7 +1,8 @@
 /*
  * floor_common.h - what both floors of the benchmark share (bench/floor.c
  * over pipes, bench/http_floor.c over HTTP): dying with a message, the
- * clock, checking one echo answer, and printing a phase's figures.
+ * clock, printing one echo request and checking its answer, and printing
+ * a phase's figures.
  */
 #ifndef BENCH_FLOOR_COMMON_H
 #define BENCH_FLOOR_COMMON_H
@@ -15,6 +16,9 @@ extern const char *floor_program;
 void floor_die(const char *what);
 /* Monotonic microseconds. */
 double floor_now_us(void);
+/* A tools/call echo request with this id, printed by cJSON (one line,
+ * no line end); free it with cJSON_free. */
+char *floor_echo_request(int id);
 /* Parses one tools/call answer (JSON text), checks that it echoes
  * "hello", and returns its numeric id; dies otherwise. */
 int floor_check_echo(const char *json, size_t len);

@@ -134,23 +134,10 @@ hf_post(hf_conn_t *c, const char *json, size_t len)
 static void
 hf_post_call(hf_conn_t *c, int id)
 {
-  cJSON *req = cJSON_CreateObject();
-  cJSON *params;
-  char *text;
+  char *text = floor_echo_request(id);
 
-  cJSON_AddStringToObject(req, "jsonrpc", "2.0");
-  cJSON_AddNumberToObject(req, "id", id);
-  cJSON_AddStringToObject(req, "method", "tools/call");
-  params = cJSON_AddObjectToObject(req, "params");
-  cJSON_AddStringToObject(params, "name", "echo");
-  cJSON_AddStringToObject(cJSON_AddObjectToObject(params, "arguments"),
-    "message", "hello");
-  text = cJSON_PrintUnformatted(req);
-  if (text == NULL)
-    floor_die("cJSON_PrintUnformatted");
   hf_post(c, text, strlen(text));
   cJSON_free(text);
-  cJSON_Delete(req);
 }
 
 /* Looks for one complete response in c->in. Returns 0 when there is none
