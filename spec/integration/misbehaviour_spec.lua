@@ -326,6 +326,18 @@ describe("starting a server", function()
     end)
   end)
 
+  -- Pipes, as a shell gives, rather than the socketpairs libuv would
+  -- make: cheaper per message for both sides (see make_pipes).
+  it("gives the server pipes for stdin, stdout and stderr", function()
+    run_async(function()
+      local client <close> = assert(fixture.connect("environment", {
+        command = { "node", (os.getenv("PWD") or ".") .. "/spec/fixtures/environment.js" },
+      }))
+      assert.equal("fifo fifo fifo",
+        assert(client:call_tool("stdio", {})).content[1].text)
+    end)
+  end)
+
   it("forwards the server's stderr line by line", function()
     run_async(function()
       local client <close>, _, log = fixture.connect("echo")
