@@ -16,7 +16,7 @@ local MAX_PAGES = 1000          -- a server paging forever is a bug
 -- Follows nextCursor to the end. A cursor seen twice, or too many pages,
 -- is the server's bug: EPROTO, with what was gathered in err.partial.
 function Client:_paginate(method, key, opts)
-  local items = setmetatable({}, array_mt)
+  local items                   -- the first page's own list, then appended to
   local seen, pages = {}, 0
   local cursor
   repeat
@@ -26,7 +26,11 @@ function Client:_paginate(method, key, opts)
     if type(page) ~= "table" then
       return nil, errors.new("EPROTO", ("%s result has no '%s' list"):format(method, key))
     end
-    for _, item in ipairs(page) do items[#items + 1] = item end
+    if items == nil then
+      items = setmetatable(page, array_mt)
+    else
+      table.move(page, 1, #page, #items + 1, items)
+    end
     cursor = res.nextCursor
     if type(cursor) ~= "string" then
       cursor = nil
@@ -70,9 +74,7 @@ function Client:list_tools(opts)
   local tools
   tools, err = self:_paginate("tools/list", "tools", opts)
   if not tools then return nil, err end
-  local by_name = {}
-  for _, tool in ipairs(tools) do by_name[tool.name] = tool end
-  self.tools, self.tools_by_name = tools, by_name
+  self.tools, self.tools_by_name = tools, core.index(tools, "name")
   return tools
 end
 

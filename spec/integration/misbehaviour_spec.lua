@@ -239,6 +239,8 @@ describe("pagination", function()
       local names = {}
       for _, t in ipairs(tools) do names[#names + 1] = t.name end
       assert.same({ "t1", "t2", "t3", "t4", "t5", "t6" }, names)
+      assert.is_true(mcp.is_array(tools))
+      assert.equal(tools[6], client.tools_by_name.t6)
     end)
   end)
 

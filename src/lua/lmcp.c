@@ -246,6 +246,7 @@ luaopen_mcp_core(lua_State *L)
   lmcp_open_schema(L);
   lmcp_open_http(L);
   lmcp_open_sys(L);
+  lmcp_open_index(L);
   lmcp_errnames(L);
   lua_setfield(L, -2, "errors");
   lua_pushliteral(L, MCP_VERSION);
