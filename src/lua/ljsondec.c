@@ -35,6 +35,28 @@ typedef struct {
 
 static int value(dec_t *d);
 
+/* 1 for the bytes that end the plain run of a string: '"', '\\' and the
+ * control characters (an error, or an escape to decode). One load per
+ * byte where three comparisons were. */
+static const unsigned char string_stop[256] = {
+  1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+  1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+  0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,   /* '"' */
+  0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+  0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+  0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0,   /* '\\' */
+};
+
+/* The end of the plain run of a string starting at s: the first stop
+ * byte, or end. */
+static const char *
+plain_run(const char *s, const char *end)
+{
+  while (s < end && !string_stop[(unsigned char) *s])
+    s++;
+  return s;
+}
+
 static int
 fail(dec_t *d, const char *why)
 {
@@ -110,13 +132,11 @@ string(dec_t *d)
   luaL_Buffer b;
 
   /* The common case: no escapes, pushed straight from the text. */
-  while (s < d->end && *s != '"' && *s != '\\') {
-    if ((unsigned char) *s < 0x20)
-      return fail(d, "control character in a string");
-    s++;
-  }
+  s = plain_run(s, d->end);
   if (s >= d->end)
     return fail(d, "unterminated string");
+  if ((unsigned char) *s < 0x20)
+    return fail(d, "control character in a string");
   if (*s == '"') {
     lua_pushlstring(d->L, d->p, (size_t) (s - d->p));
     d->p = s + 1;
@@ -305,8 +325,7 @@ key(dec_t *d)
 {
   const char *s = d->p;
 
-  while (s < d->end && *s != '"' && *s != '\\' && (unsigned char) *s >= 0x20)
-    s++;
+  s = plain_run(s, d->end);
   if (s < d->end && *s == '"') {
     push_key(d, d->p, (size_t) (s - d->p));
     d->p = s + 1;
@@ -359,12 +378,13 @@ value(dec_t *d)
   skip_ws(d);
   if (d->p >= d->end)
     return fail(d, "unexpected end of text");
-  luaL_checkstack(d->L, 3, "JSON nested too deeply");
   switch (*d->p) {
   case '{':
   case '[':
     if (++d->depth > d->max_depth)
       return fail(d, "nested too deeply");
+    /* A container holds its table, a key and a value on the stack. */
+    luaL_checkstack(d->L, 3, "JSON nested too deeply");
     d->p++;
     rc = *(d->p - 1) == '{' ? object(d) : array(d);
     d->depth--;
