@@ -52,6 +52,7 @@ const floorBin = path.join(bdir, "bench", "floor");
 const coldtime = path.join(bdir, "bench", "coldtime");
 const httpFixture = path.join(bdir, "bench", "http_fixture_server");
 const httpFloorBin = path.join(bdir, "bench", "http_floor");
+const httpEngineBin = path.join(bdir, "bench", "http_engine_floor");
 
 // ---- running programs ---------------------------------------------------------
 
@@ -183,6 +184,7 @@ function httpTarget(name, mode) {
     clientArgs: null,
     floorArgs: null,
     floorBin: httpFloorBin,
+    engineArgs: null,
     transport: "streamable-http",
     async setup() {
       const small = await startHttpFixture(name, extra);
@@ -193,6 +195,8 @@ function httpTarget(name, mode) {
       this.clientArgs = ["--target", "http", "--url", small.url, "--big-url", big.url];
       this.floorArgs = [small.url, "--calls", String(opts.calls),
         "--inflight-calls", String(opts.inflightCalls), "--window", String(opts.concurrency)];
+      this.engineArgs = [small.url, "--inflight-calls", String(opts.inflightCalls),
+        "--window", String(opts.concurrency)];
       return true;
     },
     async teardown() {
@@ -252,9 +256,14 @@ for (const t of targets) {
   // its rounds: this machine's speed drifts by up to 2x for a minute at a
   // time, and a slow spell must not decide a ratio.
   const rounds = { floor: [], luamcp: [], ts_sdk: [] };
+  if (t.engineArgs) rounds.engine = [];
   for (let i = 1; i <= opts.rounds; i++) {
     const tag = opts.rounds > 1 ? ` (round ${i})` : "";
     rounds.floor.push(runJson(`${t.name} floor${tag}`, t.floorBin, t.floorArgs));
+    if (t.engineArgs) {
+      rounds.engine.push(runJson(`${t.name} engine alone${tag}`, httpEngineBin,
+        t.engineArgs));
+    }
     rounds.luamcp.push(runJson(`${t.name} luamcp${tag}`, luamcp,
       ["run", "bench/luamcp_bench.lua", "--cpath", path.join(bdir, "bench"),
         ...t.clientArgs, ...phaseArgs]));
@@ -321,6 +330,13 @@ for (const [name, r] of Object.entries(results.targets)) {
   row(name, `${opts.concurrency} in flight calls/s`, "1/s", "higher",
     get(F, ["inflight", "calls_per_s"]), get(L, ["inflight", "calls_per_s"]),
     get(T, ["inflight", "calls_per_s"]), "64 in flight calls/s");
+  // luamcp's HTTP engine (libcurl's multi interface on libuv) with no Lua
+  // and no MCP on top: the most a client built on libcurl reaches here.
+  if (r.engine !== undefined) {
+    row(name, `${opts.concurrency} in flight, engine alone calls/s`, "1/s", "higher",
+      null, get(r.engine, ["inflight", "calls_per_s"]), get(T, ["inflight", "calls_per_s"]),
+      "no target");
+  }
   row(name, `${opts.concurrency} in flight p50`, "µs", "lower",
     get(F, ["inflight", "p50_us"]), get(L, ["inflight", "p50_us"]),
     get(T, ["inflight", "p50_us"]));
@@ -378,6 +394,8 @@ const table = [fmtLine(header),
   ...lines.map(fmtLine)].join("\n");
 
 process.stdout.write(`\n${table}\n\n`);
+process.stdout.write(`"engine alone": luamcp's HTTP engine (libcurl's multi interface on ` +
+  `libuv, bench/http_engine_floor.c) without Lua or MCP, in the luamcp column.\n`);
 process.stdout.write(`"luamcp vs TS": how many times better luamcp is (>1: luamcp ahead). ` +
   `${results.machine.cpus} CPUs, ${results.machine.cpu_model}, node ${results.machine.node}.\n`);
 results.failures = failures;

@@ -4,7 +4,8 @@
 # Builds the C parts of the benchmark (bench/fixture_server.c and
 # bench/http_fixture_server.c, with the MCP answers they share in
 # bench/fixture_mcp.c; bench/floor.c and bench/http_floor.c, with
-# bench/floor_common.c; bench/coldtime.c and the Lua clock module
+# bench/floor_common.c; bench/http_engine_floor.c, on build/libmcpcore.a;
+# bench/coldtime.c and the Lua clock module
 # bench/benchclock.c) into
 # $BUILD_DIR/bench, then runs tools/bench/driver.mjs, which runs every phase
 # and prints the table.
@@ -56,6 +57,11 @@ $CC $WARN $CFLAGS -o "$BUILD_DIR/bench/http_fixture_server" \
 # shellcheck disable=SC2086
 $CC $WARN $CFLAGS -o "$BUILD_DIR/bench/http_floor" bench/http_floor.c bench/floor_common.c \
   $(pkg-config --cflags --libs libcjson)
+# shellcheck disable=SC2086
+$CC $WARN -D_DEFAULT_SOURCE $CFLAGS -Isrc/core -Ibench \
+  -o "$BUILD_DIR/bench/http_engine_floor" bench/http_engine_floor.c \
+  bench/floor_common.c "$BUILD_DIR/libmcpcore.a" \
+  $(pkg-config --cflags --libs libuv libcjson) -ldl -lm
 # shellcheck disable=SC2086
 $CC $WARN $CFLAGS -o "$BUILD_DIR/bench/coldtime" bench/coldtime.c
 # shellcheck disable=SC2086
