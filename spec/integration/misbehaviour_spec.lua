@@ -339,6 +339,9 @@ describe("starting a server", function()
       }))
       assert.equal("fifo fifo fifo",
         assert(client:call_tool("stdio", {})).content[1].text)
+      -- stdout widened to 1 MB: a long answer crosses in one go.
+      assert.equal(tostring(1 << 20),
+        assert(client:call_tool("stdout_pipe_size", {})).content[1].text)
     end)
   end)
 
