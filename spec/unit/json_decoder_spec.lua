@@ -72,4 +72,20 @@ describe("the one-pass JSON decoder", function()
     assert.equal("ETOOBIG", err.code)
     assert(core.json_decode(string.rep("[", 128) .. string.rep("]", 128)))
   end)
+
+  -- A string with escapes holds a luaL_Buffer (its box and the box's
+  -- metatable) on the stack. Under a Lua built with LUA_USE_APICHECK, a
+  -- decoder that reserves too few slots aborts here ("stack overflow"):
+  -- at the top of a long text, after the key slots, and at every depth.
+  it("reserves the stack a buffered string needs, at the top and at depth", function()
+    local top = core.json_decode('"' .. string.rep("a\\n", 3000) .. '"')
+    assert.equal(string.rep("a\n", 3000), top)
+    local depth = 100
+    local text = string.rep('{"k\\u0041":"v\\n' .. string.rep("x", 100) .. '","n":', depth)
+      .. "1" .. string.rep("}", depth)
+    local v = assert(core.json_decode(text))
+    for _ = 1, depth - 1 do v = v.n end
+    assert.equal("v\n" .. string.rep("x", 100), v["kA"])
+    assert.equal(1, v.n)
+  end)
 end)

@@ -23,6 +23,11 @@
 #define KEY_SLOTS 64
 #define KEY_CACHE_FROM 4096     /* bytes of text */
 
+/* Stack slots one value takes while it is decoded: a string with escapes
+ * has a luaL_Buffer, whose box and the box's metatable are on the stack
+ * at once (a container's own slots are checked when it opens). */
+#define VALUE_SLOTS 3
+
 typedef struct {
   lua_State *L;
   const char *p, *end, *start;
@@ -383,8 +388,8 @@ value(dec_t *d)
   case '[':
     if (++d->depth > d->max_depth)
       return fail(d, "nested too deeply");
-    /* A container holds its table, a key and a value on the stack. */
-    luaL_checkstack(d->L, 3, "JSON nested too deeply");
+    /* A container holds its table and a key, then its value. */
+    luaL_checkstack(d->L, 2 + VALUE_SLOTS, "JSON nested too deeply");
     d->p++;
     rc = *(d->p - 1) == '{' ? object(d) : array(d);
     d->depth--;
@@ -425,8 +430,9 @@ lmcp_decode_json(lua_State *L, const char *text, size_t len, int max_depth,
   d.end = text + len;
   d.max_depth = max_depth;
   d.array_mt = lmcp_ctx(L)->array_mt_ref;
+  luaL_checkstack(L, VALUE_SLOTS, "JSON decoder");      /* the top value */
   if (len >= KEY_CACHE_FROM) {
-    luaL_checkstack(L, KEY_SLOTS + 1, "JSON decoder");
+    luaL_checkstack(L, KEY_SLOTS + VALUE_SLOTS, "JSON decoder");
     for (i = 0; i < KEY_SLOTS; i++)
       lua_pushnil(L);
     d.keys = top + 1;
