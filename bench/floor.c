@@ -181,9 +181,10 @@ main(int argc, char **argv)
 {
   floor_conn_t c;
   char *child_argv[2];
-  int calls = 20000;
-  int inflight_calls = 20000;
-  int window = 64;
+  floor_opts_t opts;
+  int calls;
+  int inflight_calls;
+  int window;
   double *lat;
   double *sent;
   double t0;
@@ -194,7 +195,7 @@ main(int argc, char **argv)
   int done;
   int next;
   int status;
-  int cold = 0;
+  int cold;
 
   if (argc < 2)
   {
@@ -202,27 +203,11 @@ main(int argc, char **argv)
       "[--window W] | --cold\n");
     return 2;
   }
-  for (i = 2; i < argc; i += 2)
-  {
-    if (strcmp(argv[i], "--cold") == 0)
-    {
-      cold = 1;
-      i--;
-    }
-    else if (i + 1 >= argc)
-      break;
-    else if (strcmp(argv[i], "--calls") == 0)
-      calls = atoi(argv[i + 1]);
-    else if (strcmp(argv[i], "--inflight-calls") == 0)
-      inflight_calls = atoi(argv[i + 1]);
-    else if (strcmp(argv[i], "--window") == 0)
-      window = atoi(argv[i + 1]);
-  }
-  if (calls < 1 || inflight_calls < 1 || window < 1)
-  {
-    fprintf(stderr, "floor: counts must be positive\n");
-    return 2;
-  }
+  floor_parse_opts(argc, argv, &opts);
+  calls = opts.calls;
+  inflight_calls = opts.inflight_calls;
+  window = opts.window;
+  cold = opts.cold;
   signal(SIGPIPE, SIG_IGN);
   child_argv[0] = argv[1];
   child_argv[1] = NULL;

@@ -20,6 +20,35 @@ floor_die(const char *what)
   exit(2);
 }
 
+void
+floor_parse_opts(int argc, char **argv, floor_opts_t *o)
+{
+  int i;
+
+  o->calls = 20000;
+  o->inflight_calls = 20000;
+  o->window = 64;
+  o->cold = 0;
+  for (i = 2; i < argc; i++)
+  {
+    if (strcmp(argv[i], "--cold") == 0)
+      o->cold = 1;
+    else if (i + 1 >= argc)
+      break;
+    else if (strcmp(argv[i], "--calls") == 0)
+      o->calls = atoi(argv[++i]);
+    else if (strcmp(argv[i], "--inflight-calls") == 0)
+      o->inflight_calls = atoi(argv[++i]);
+    else if (strcmp(argv[i], "--window") == 0)
+      o->window = atoi(argv[++i]);
+  }
+  if (o->calls < 1 || o->inflight_calls < 1 || o->window < 1)
+  {
+    fprintf(stderr, "%s: counts must be positive\n", floor_program);
+    exit(2);
+  }
+}
+
 double
 floor_now_us(void)
 {

@@ -22,6 +22,17 @@ char *floor_echo_request(int id);
 /* Parses one tools/call answer (JSON text), checks that it echoes
  * "hello", and returns its numeric id; dies otherwise. */
 int floor_check_echo(const char *json, size_t len);
+/* The floors' options after argv[1]: --calls N, --inflight-calls N and
+ * --window W (20000, 20000 and 64 unless given), and --cold. Dies when a
+ * count is below 1. */
+typedef struct floor_opts_s
+{
+  int calls;
+  int inflight_calls;
+  int window;
+  int cold;
+} floor_opts_t;
+void floor_parse_opts(int argc, char **argv, floor_opts_t *o);
 /* Sorts lat (n latencies in µs) and prints the phase as one JSON member;
  * last: the final member (no comma). */
 void floor_report(const char *name, double *lat, int n, double secs,

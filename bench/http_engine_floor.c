@@ -172,7 +172,8 @@ main(int argc, char **argv)
 {
   static engine_floor_t f;
   uv_loop_t *loop = uv_default_loop();
-  int n = 20000, window = 64, i;
+  floor_opts_t opts;
+  int n, window, i;
   mcp_error_t err;
   double t0;
 
@@ -183,15 +184,11 @@ main(int argc, char **argv)
     return 2;
   }
   f.url = argv[1];
-  for (i = 2; i + 1 < argc; i += 2) {
-    if (strcmp(argv[i], "--inflight-calls") == 0)
-      n = atoi(argv[i + 1]);
-    else if (strcmp(argv[i], "--window") == 0)
-      window = atoi(argv[i + 1]);
-    /* the floors' other options (--calls) do not apply */
-  }
-  if (n <= 0 || window <= 0 || window > MAX_WINDOW)
-    floor_die("bad --inflight-calls or --window");
+  floor_parse_opts(argc, argv, &opts);   /* --calls does not apply here */
+  n = opts.inflight_calls;
+  window = opts.window;
+  if (window > MAX_WINDOW)
+    floor_die("--window is too large");
   /* The engine loads libcurl (src/core/curl_dl.c): it comes first. */
   if (mcp_curl_uv_new(loop, &f.cu, &err) != 0 ||
       mcp_http_check_url(f.url, &err) != 0) {

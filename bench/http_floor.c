@@ -310,9 +310,10 @@ main(int argc, char **argv)
   hf_conn_t seq;
   hf_conn_t *pool;
   struct pollfd *pfd;
-  int calls = 20000;
-  int inflight_calls = 20000;
-  int window = 64;
+  floor_opts_t opts;
+  int calls;
+  int inflight_calls;
+  int window;
   double *lat;
   double t0;
   double t1;
@@ -330,20 +331,10 @@ main(int argc, char **argv)
       "[--window W]\n");
     return 2;
   }
-  for (i = 2; i + 1 < argc; i += 2)
-  {
-    if (strcmp(argv[i], "--calls") == 0)
-      calls = atoi(argv[i + 1]);
-    else if (strcmp(argv[i], "--inflight-calls") == 0)
-      inflight_calls = atoi(argv[i + 1]);
-    else if (strcmp(argv[i], "--window") == 0)
-      window = atoi(argv[i + 1]);
-  }
-  if (calls < 1 || inflight_calls < 1 || window < 1)
-  {
-    fprintf(stderr, "http_floor: counts must be positive\n");
-    return 2;
-  }
+  floor_parse_opts(argc, argv, &opts);
+  calls = opts.calls;
+  inflight_calls = opts.inflight_calls;
+  window = opts.window;
   hf_parse_url(argv[1]);
 
   /* The handshake, untimed. */
