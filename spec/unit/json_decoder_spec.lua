@@ -89,3 +89,47 @@ describe("the one-pass JSON decoder", function()
     assert.equal(1, v.n)
   end)
 end)
+
+-- Issue 11, defect 1: a long string with escapes that turns out bad late
+-- (here an invalid escape after 3,000 good ones) used to leave its
+-- luaL_Buffer on the stack; Lua 5.4.4's lua_settop then closed it and
+-- wrote through a pointer into the moved stack. Silent in a release Lua:
+-- valgrind (make check-asan runs this file under it) reports the writes.
+describe("the decoder on a long escaped string that fails late", function()
+  local escapes = string.rep("\\n", 3000)
+  local function nest(depth, inner)
+    return string.rep('{"a":', depth) .. inner .. string.rep("}", depth)
+  end
+
+  -- Each text is decoded on the small stack of a new coroutine, where
+  -- closing the buffer has to grow (and so move) the stack.
+  local function decode(text)
+    return coroutine.wrap(core.json_decode)(text)
+  end
+
+  it("fails cleanly and keeps working, at every depth", function()
+    for depth = 0, 40 do
+      for _, bad in ipairs{ '\\uZZZZ"', '\\q"', '\1"', "" } do
+        local v, err = decode(nest(depth, '"' .. escapes .. bad))
+        assert.is_nil(v)
+        assert.equal("EJSON", err.code)
+      end
+      -- The same text as a key, through the key cache of a long text.
+      local v, err = decode('{"' .. escapes .. '\\uZZZZ":1}')
+      assert.is_nil(v)
+      assert.equal("EJSON", err.code)
+      local good = assert(core.json_decode(nest(depth, '"' .. escapes .. '"')))
+      for _ = 1, depth do good = good.a end
+      assert.equal(string.rep("\n", 3000), good)
+    end
+  end)
+
+  it("reports the byte of the bad escape", function()
+    for _, bad in ipairs{ '\\uZZZZ"', '\\q"', '\1"' } do
+      local _, err = core.json_decode(nest(3, '"' .. escapes .. bad))
+      assert.matches("at byte " .. (3 * 5 + 1 + #escapes) .. ":", tostring(err), 1, true)
+    end
+    local _, err = core.json_decode(nest(3, '"' .. escapes))
+    assert.matches("unterminated string", tostring(err), 1, true)
+  end)
+end)

@@ -23,10 +23,10 @@
 #define KEY_SLOTS 64
 #define KEY_CACHE_FROM 4096     /* bytes of text */
 
-/* Stack slots one value takes while it is decoded: a string with escapes
- * has a luaL_Buffer, whose box and the box's metatable are on the stack
- * at once (a container's own slots are checked when it opens). */
-#define VALUE_SLOTS 3
+/* Stack slots one value takes while it is decoded: a long string with
+ * escapes has its scratch userdata and the string at once (a container's
+ * own slots are checked when it opens). */
+#define VALUE_SLOTS 2
 
 typedef struct {
   lua_State *L;
@@ -35,7 +35,6 @@ typedef struct {
   int array_mt;
   int keys;               /* stack index of the first key slot; 0: none */
   const char *why;        /* set on the first error */
-  luaL_Buffer *sb;        /* scratch for strings with escapes */
 } dec_t;
 
 static int value(dec_t *d);
@@ -101,11 +100,12 @@ hex4(const char *s, unsigned *out)
   return 0;
 }
 
-static void
-add_utf8(luaL_Buffer *b, unsigned cp)
+/* Writes cp as UTF-8 at out (when not NULL); returns its length. */
+static size_t
+put_utf8(char *out, unsigned cp)
 {
   char u[4];
-  int n;
+  size_t n;
 
   if (cp < 0x80) {
     u[0] = (char) cp;
@@ -126,18 +126,105 @@ add_utf8(luaL_Buffer *b, unsigned cp)
     u[3] = (char) (0x80 | (cp & 0x3F));
     n = 4;
   }
-  luaL_addlstring(b, u, (size_t) n);
+  if (out != NULL)
+    memcpy(out, u, n);
+  return n;
 }
 
-/* Pushes the string starting after its opening quote. */
+/*
+ * Decodes the escaped string from s (just after its opening quote) to its
+ * closing quote. With out NULL it only checks the text and measures the
+ * result; otherwise it writes the result it measured before. Returns the
+ * decoded length and sets *close to the closing quote, or returns
+ * UNESCAPE_BAD with *why set and *close at the offending byte.
+ */
+#define UNESCAPE_BAD ((size_t) -1)
+
+static size_t
+unescape(const char *s, const char *end, char *out, const char **close,
+         const char **why)
+{
+  size_t n = 0;
+
+  while (s < end && *s != '"') {
+    unsigned cp, lo;
+    char c;
+
+    *close = s;
+    if ((unsigned char) *s < 0x20) {
+      *why = "control character in a string";
+      return UNESCAPE_BAD;
+    }
+    if (*s != '\\') {
+      const char *run = plain_run(s, end);
+
+      if (out != NULL)
+        memcpy(out + n, s, (size_t) (run - s));
+      n += (size_t) (run - s);
+      s = run;
+      continue;
+    }
+    if (s + 1 >= end)
+      break;
+    switch (s[1]) {
+    case '"': c = '"'; break;
+    case '\\': c = '\\'; break;
+    case '/': c = '/'; break;
+    case 'b': c = '\b'; break;
+    case 'f': c = '\f'; break;
+    case 'n': c = '\n'; break;
+    case 'r': c = '\r'; break;
+    case 't': c = '\t'; break;
+    case 'u':
+      if (end - s < 6 || hex4(s + 2, &cp) != 0) {
+        *why = "bad \\u escape";
+        return UNESCAPE_BAD;
+      }
+      s += 4;
+      if (cp >= 0xD800 && cp <= 0xDBFF && end - s >= 8 && s[2] == '\\' &&
+          s[3] == 'u' && hex4(s + 4, &lo) == 0 && lo >= 0xDC00 &&
+          lo <= 0xDFFF) {
+        cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+        s += 6;
+      }
+      n += put_utf8(out != NULL ? out + n : NULL, cp);
+      s += 2;
+      continue;
+    default:
+      *why = "bad escape in a string";
+      return UNESCAPE_BAD;
+    }
+    if (out != NULL)
+      out[n] = c;
+    n++;
+    s += 2;
+  }
+  *close = s;
+  if (s >= end) {
+    *why = "unterminated string";
+    return UNESCAPE_BAD;
+  }
+  return n;
+}
+
+/*
+ * Pushes the string starting after its opening quote.
+ *
+ * A string with escapes is checked and measured in a first pass and
+ * written in a second, so nothing of it is on the stack while the text
+ * can still turn out bad. (A luaL_Buffer left there across an error is a
+ * to-be-closed slot: Lua 5.4.4's lua_settop closes it, then sets the top
+ * from a pointer into the stack that closing may have moved.)
+ */
 static int
 string(dec_t *d)
 {
-  const char *s = d->p, *run;
-  luaL_Buffer b;
+  const char *s, *close;
+  char small[256], *out;
+  size_t n;
 
   /* The common case: no escapes, pushed straight from the text. */
-  s = plain_run(s, d->end);
+  s = plain_run(d->p, d->end);
   if (s >= d->end)
     return fail(d, "unterminated string");
   if ((unsigned char) *s < 0x20)
@@ -147,50 +234,19 @@ string(dec_t *d)
     d->p = s + 1;
     return 0;
   }
-  luaL_buffinit(d->L, &b);
-  luaL_addlstring(&b, d->p, (size_t) (s - d->p));
-  run = s;
-  while (run < d->end && *run != '"') {
-    unsigned cp, lo;
-
-    if ((unsigned char) *run < 0x20)
-      return fail(d, "control character in a string");
-    if (*run != '\\') {
-      luaL_addchar(&b, *run++);
-      continue;
-    }
-    if (run + 1 >= d->end)
-      return fail(d, "unterminated string");
-    switch (run[1]) {
-    case '"': luaL_addchar(&b, '"'); break;
-    case '\\': luaL_addchar(&b, '\\'); break;
-    case '/': luaL_addchar(&b, '/'); break;
-    case 'b': luaL_addchar(&b, '\b'); break;
-    case 'f': luaL_addchar(&b, '\f'); break;
-    case 'n': luaL_addchar(&b, '\n'); break;
-    case 'r': luaL_addchar(&b, '\r'); break;
-    case 't': luaL_addchar(&b, '\t'); break;
-    case 'u':
-      if (d->end - run < 6 || hex4(run + 2, &cp) != 0)
-        return fail(d, "bad \\u escape");
-      run += 4;
-      if (cp >= 0xD800 && cp <= 0xDBFF && d->end - run >= 8 &&
-          run[2] == '\\' && run[3] == 'u' && hex4(run + 4, &lo) == 0 &&
-          lo >= 0xDC00 && lo <= 0xDFFF) {
-        cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-        run += 6;
-      }
-      add_utf8(&b, cp);
-      break;
-    default:
-      return fail(d, "bad escape in a string");
-    }
-    run += 2;
+  n = unescape(d->p, d->end, NULL, &close, &d->why);
+  if (n == UNESCAPE_BAD) {
+    d->p = close;
+    return -1;
   }
-  if (run >= d->end)
-    return fail(d, "unterminated string");
-  luaL_pushresult(&b);
-  d->p = run + 1;
+  /* A long result is written into a plain userdata, which a memory error
+   * raised meanwhile simply leaves to the collector. */
+  out = n <= sizeof small ? small : lua_newuserdatauv(d->L, n, 0);
+  unescape(d->p, d->end, out, &close, &d->why);
+  lua_pushlstring(d->L, out, n);
+  if (out != small)
+    lua_remove(d->L, -2);
+  d->p = close + 1;
   return 0;
 }
 
