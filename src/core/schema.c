@@ -691,13 +691,19 @@ load_remote(cctx_t *c, const char *uri, const snode_t *from, int *rc)
 }
 
 /* Follows a JSON pointer from the resource root; compiles the target if
- * nothing did yet (a reference into an unknown keyword, say). */
+ * nothing did yet (a reference into an unknown keyword, say). Returns 0
+ * with *out set, POINTER_MISSING when nothing is there, or the error that
+ * compiling the target met (*out is then NULL: a half-compiled node must
+ * never be a reference's target). */
+#define POINTER_MISSING 1
+
 static int
 follow_pointer(cctx_t *c, snode_t *root, char *ptr, snode_t **out)
 {
   const cJSON *cur = root->json;
   snode_t *near = root, *got;
   char *tok = ptr;
+  int rc;
 
   while (*tok == '/') {
     char *end = strchr(tok + 1, '/'), *r, *w;
@@ -727,7 +733,7 @@ follow_pointer(cctx_t *c, snode_t *root, char *ptr, snode_t **out)
         next = cJSON_GetArrayItem(cur, (int) idx);
     }
     if (next == NULL)
-      return -1;
+      return POINTER_MISSING;
     cur = next;
     got = mcp__map_get(&c->s->nodes, cur);
     if (got != NULL)
@@ -742,8 +748,11 @@ follow_pointer(cctx_t *c, snode_t *root, char *ptr, snode_t **out)
     *out = got;
     return 0;
   }
-  return walk(c, cur, near->base, near->res, near->draft, near->vocab, 0,
-              out);
+  rc = walk(c, cur, near->base, near->res, near->draft, near->vocab, 0,
+            out);
+  if (rc < 0)
+    *out = NULL;
+  return rc;
 }
 
 /* Resolves an absolute reference to a compiled node. */
@@ -766,10 +775,13 @@ lookup(cctx_t *c, const snode_t *from, const char *kw, const char *uri,
       root = mcp__map_get(&c->s->uris, doc);
       if (root == NULL)
         continue;
-      if (frag[0] == '\0')
+      if (frag[0] == '\0') {
         *out = root;
-      else if (follow_pointer(c, root, frag, out) < 0)
-        break;
+      } else {
+        rc = follow_pointer(c, root, frag, out);
+        if (rc != 0)
+          break;
+      }
     } else {
       key = malloc(strlen(doc) + strlen(frag) + 2);
       if (key == NULL) {
@@ -784,8 +796,10 @@ lookup(cctx_t *c, const snode_t *from, const char *kw, const char *uri,
     }
   }
   free(frag);
-  if (rc < 0)
+  if (rc < 0) {
+    *out = NULL;
     return rc;
+  }
   if (*out == NULL)
     return mcp_error_set(c->err, MCP_EINVAL, "cannot resolve %s %.200s",
                          kw, uri);

@@ -280,6 +280,13 @@ test_compile_errors(void)
     "{\"patternProperties\":{\"[\":{}}}",
     "{\"dependentRequired\":{\"a\":[1]}}",
     "{\"$ref\":\"#/$defs/missing\"}",
+    /* References into invalid subschemas (issue 11, defect 2: the
+     * half-compiled target was kept and dereferenced). */
+    "{\"$ref\":\"#/x/y\",\"x\":{\"y\":{\"type\":\"\",\"items\":{}}}}",
+    "{\"$ref\":\"#/x\",\"x\":{\"items\":{},\"minLength\":-1}}",
+    "{\"properties\":{\"a\":{\"$ref\":\"#/x/0\"}},"
+    "\"x\":[{\"required\":[1],\"items\":{}}]}",
+    "{\"$dynamicRef\":\"#/x\",\"x\":{\"type\":\"\",\"items\":{}}}",
     "{\"$ref\":\"#nowhere\"}",
     "{\"$ref\":\"http://example.com/remote.json\"}",
     "{\"$ref\":5}",
