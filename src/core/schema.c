@@ -864,11 +864,14 @@ mcp_schema_compile(const cJSON *schema, const mcp_schema_opts_t *opts,
   c.err = err;
   c.max_nodes = MCP_SCHEMA_DEFAULT_MAX_NODES;
   s->max_depth = MCP_SCHEMA_DEFAULT_MAX_DEPTH;
+  s->max_steps = MCP_SCHEMA_DEFAULT_MAX_STEPS;
   if (opts != NULL) {
     if (opts->max_nodes > 0)
       c.max_nodes = opts->max_nodes;
     if (opts->max_depth > 0)
       s->max_depth = opts->max_depth;
+    if (opts->max_steps > 0)
+      s->max_steps = opts->max_steps;
     c.resolve = opts->resolve;
     c.resolve_ud = opts->resolve_ud;
   }

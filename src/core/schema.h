@@ -31,6 +31,10 @@
 
 #define MCP_SCHEMA_DEFAULT_MAX_DEPTH 64
 #define MCP_SCHEMA_DEFAULT_MAX_NODES 65536u
+/* About 0.1 to 0.3 s of a worst case on today's machines: validation work
+ * grows with the schema times the instance (a pattern's program times the
+ * string, uniqueItems' pairs), and both come from a server. */
+#define MCP_SCHEMA_DEFAULT_MAX_STEPS 50000000u
 
 typedef struct mcp_schema_s mcp_schema_t;
 
@@ -39,6 +43,9 @@ typedef struct mcp_schema_opts_s {
                          MCP_SCHEMA_DEFAULT_MAX_DEPTH */
   size_t max_nodes;   /* subschemas compiled in all documents; 0 means
                          MCP_SCHEMA_DEFAULT_MAX_NODES */
+  size_t max_steps;   /* work one validation may do (subschemas applied,
+                         regex steps, values compared, members looked
+                         up); 0 means MCP_SCHEMA_DEFAULT_MAX_STEPS */
   /* Returns the document for an absolute URI without fragment (a remote
    * $ref or a custom metaschema), or NULL if unknown. The returned value
    * belongs to the compiler, which frees it with cJSON_Delete. Called only
@@ -67,8 +74,9 @@ int mcp_schema_compile(const cJSON *schema, const mcp_schema_opts_t *opts,
 
 /* Validates instance. Returns 0 when valid, MCP_ESCHEMA when not (why, if
  * not NULL, describes the failure), MCP_ETOOBIG when evaluation nests
- * deeper than max_depth (a deep instance or a reference loop), or
- * MCP_ENOMEM. Does not modify s or instance. */
+ * deeper than max_depth (a deep instance or a reference loop) or needs
+ * more than max_steps (why says which), or MCP_ENOMEM. Does not modify s
+ * or instance. */
 int mcp_schema_validate(const mcp_schema_t *s, const cJSON *instance,
                         mcp_schema_failure_t *why);
 

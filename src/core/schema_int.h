@@ -145,6 +145,7 @@ struct mcp_schema_s {
   mcp__map_t anchors;       /* "uri#name" -> snode_t * */
   mcp__map_t strings;       /* string pool: string -> itself */
   int max_depth;
+  size_t max_steps;
 };
 
 /* The string pool: returns a pooled copy of s (of length len), or NULL. */
@@ -157,18 +158,24 @@ char *mcp__uri_resolve(const char *base, const char *ref);
 void mcp__pct_decode(char *s);
 
 /* JSON equality as JSON Schema defines it (1 == 1.0, unordered objects):
- * 1 equal, 0 different, MCP_ETOOBIG when nested deeper than the bound. */
-int mcp__json_equal(const cJSON *a, const cJSON *b, int depth);
+ * 1 equal, 0 different, MCP_ETOOBIG when nested deeper than the bound or
+ * when it would take more than *steps (each value compared and member
+ * looked at costs one; *steps is decreased by what was spent). */
+int mcp__json_equal(const cJSON *a, const cJSON *b, int depth,
+                    size_t *steps);
 /* Number of code points in a UTF-8 string. */
 size_t mcp__utf8_length(const char *s);
 uint32_t mcp__utf8_next(const char **pp, const char *end);
 
 /* Regular expressions (schema_regex.c). compile returns 0, MCP_EINVAL with
  * msg filled, or MCP_ENOMEM; search returns 1 on a match anywhere in s, 0
- * if none, MCP_ENOMEM. */
+ * if none, MCP_ENOMEM, or MCP_ETOOBIG when it would take more than *steps
+ * (one per program instruction visited; *steps is decreased by what was
+ * spent). */
 int mcp__re_compile(const char *pattern, mcp__re_t **out, char *msg,
                     size_t msglen);
-int mcp__re_search(const mcp__re_t *re, const char *s, size_t len);
+int mcp__re_search(const mcp__re_t *re, const char *s, size_t len,
+                   size_t *steps);
 void mcp__re_free(mcp__re_t *re);
 
 /* Validation of one compiled schema (schema_validate.c). */

@@ -6,7 +6,11 @@
  * Thompson NFA program; a search simulates the NFA over the code points of
  * the subject (Pike's method without captures). Matching therefore takes
  * time linear in the subject for a given program, never backtracks and
- * cannot be driven into exponential time by a hostile pattern.
+ * cannot be driven into exponential time by a hostile pattern. It can
+ * still take program size times subject length (20,000 instructions over
+ * a megabyte is seconds), so every search is given a step budget: one step
+ * per instruction visited, and the search stops with MCP_ETOOBIG when the
+ * budget runs out.
  *
  * Supported: literals (UTF-8), ".", "^", "$", "|", groups "(...)",
  * "(?:...)" and "(?<name>...)", the quantifiers "*", "+", "?", "{n}",
@@ -890,11 +894,12 @@ typedef struct re_list_s {
 /*
  * Adds pc and everything reachable from it without consuming input to
  * list, given the code points before (prev, -1 at the start) and at (cur,
- * -1 at the end) the position. Returns 1 if OP_MATCH is reachable.
+ * -1 at the end) the position. Returns 1 if OP_MATCH is reachable, or
+ * MCP_ETOOBIG when *steps runs out.
  */
 static int
 add_thread(const mcp__re_t *re, re_list_t *list, int *mark, int stamp,
-           int *stack, int pc0, long prev, long cur)
+           int *stack, int pc0, long prev, long cur, size_t *steps)
 {
   int sp = 0;
 
@@ -905,6 +910,9 @@ add_thread(const mcp__re_t *re, re_list_t *list, int *mark, int stamp,
 
     if (mark[pc] == stamp)
       continue;
+    if (*steps == 0)
+      return MCP_ETOOBIG;
+    (*steps)--;
     mark[pc] = stamp;
     switch (in->op) {
     case OP_MATCH:
@@ -942,7 +950,8 @@ add_thread(const mcp__re_t *re, re_list_t *list, int *mark, int stamp,
 }
 
 int
-mcp__re_search(const mcp__re_t *re, const char *s, size_t len)
+mcp__re_search(const mcp__re_t *re, const char *s, size_t len,
+               size_t *steps)
 {
   const char *p = s, *end = s + len;
   int n = re->nprog, *buf, *mark, *stack, stamp = 0, found = 0;
@@ -959,39 +968,34 @@ mcp__re_search(const mcp__re_t *re, const char *s, size_t len)
   memset(mark, 0xff, (size_t) n * sizeof *mark);
   cl.n = nl.n = 0;
   for (;;) {
-    const char *q = p;
+    const char *q = p, *r;
+    long next;
     int i;
 
     cur = p < end ? (long) mcp__utf8_next(&q, end) : -1;
     /* Unanchored search: a new thread starts at every position. */
-    if (add_thread(re, &cl, mark, stamp, stack, 0, prev, cur)) {
-      found = 1;
-      break;
-    }
-    if (cur < 0)
+    found = add_thread(re, &cl, mark, stamp, stack, 0, prev, cur, steps);
+    if (found != 0 || cur < 0)
       break;
     stamp++;
     nl.n = 0;
-    {
-      const char *r = q;
-      long next = r < end ? (long) mcp__utf8_next(&r, end) : -1;
+    r = q;
+    next = r < end ? (long) mcp__utf8_next(&r, end) : -1;
+    for (i = 0; i < cl.n && found == 0; i++) {
+      const re_inst_t *in = &re->prog[cl.pc[i]];
+      int ok = 0;
 
-      for (i = 0; i < cl.n && !found; i++) {
-        const re_inst_t *in = &re->prog[cl.pc[i]];
-        int ok = 0;
-
-        if (in->op == OP_CHAR)
-          ok = in->c == (uint32_t) cur;
-        else if (in->op == OP_ANY)
-          ok = cur != '\n' && cur != '\r' && cur != 0x2028 && cur != 0x2029;
-        else if (in->op == OP_CLASS)
-          ok = class_match(&re->classes[in->c], (uint32_t) cur);
-        if (ok && add_thread(re, &nl, mark, stamp, stack, cl.pc[i] + 1, cur,
-                             next))
-          found = 1;
-      }
+      if (in->op == OP_CHAR)
+        ok = in->c == (uint32_t) cur;
+      else if (in->op == OP_ANY)
+        ok = cur != '\n' && cur != '\r' && cur != 0x2028 && cur != 0x2029;
+      else if (in->op == OP_CLASS)
+        ok = class_match(&re->classes[in->c], (uint32_t) cur);
+      if (ok)
+        found = add_thread(re, &nl, mark, stamp, stack, cl.pc[i] + 1, cur,
+                           next, steps);
     }
-    if (found)
+    if (found != 0)
       break;
     tmp = cl;
     cl = nl;

@@ -389,13 +389,14 @@ mcp__pct_decode(char *s)
 /* --- JSON --------------------------------------------------------------- */
 
 int
-mcp__json_equal(const cJSON *a, const cJSON *b, int depth)
+mcp__json_equal(const cJSON *a, const cJSON *b, int depth, size_t *steps)
 {
   int ta = a->type & 0xFF, tb = b->type & 0xFF;
   const cJSON *x, *y;
 
-  if (depth > 512)
+  if (depth > 512 || *steps == 0)
     return MCP_ETOOBIG;
+  (*steps)--;
   if (ta != tb)
     return 0;
   switch (ta) {
@@ -408,7 +409,7 @@ mcp__json_equal(const cJSON *a, const cJSON *b, int depth)
     x = a->child;
     y = b->child;
     while (x != NULL && y != NULL) {
-      int r = mcp__json_equal(x, y, depth + 1);
+      int r = mcp__json_equal(x, y, depth + 1, steps);
 
       if (r != 1)
         return r;
@@ -416,20 +417,27 @@ mcp__json_equal(const cJSON *a, const cJSON *b, int depth)
       y = y->next;
     }
     return x == NULL && y == NULL;
-  case cJSON_Object:
-    if (cJSON_GetArraySize(a) != cJSON_GetArraySize(b))
+  case cJSON_Object: {
+    size_t size = (size_t) cJSON_GetArraySize(b);
+
+    if ((size_t) cJSON_GetArraySize(a) != size)
       return 0;
     for (x = a->child; x != NULL; x = x->next) {
       int r;
 
+      /* Each look-up walks b's members. */
+      if (*steps < size)
+        return MCP_ETOOBIG;
+      *steps -= size;
       y = cJSON_GetObjectItemCaseSensitive(b, x->string);
       if (y == NULL)
         return 0;
-      r = mcp__json_equal(x, y, depth + 1);
+      r = mcp__json_equal(x, y, depth + 1, steps);
       if (r != 1)
         return r;
     }
     return 1;
+  }
   default:
     return 1; /* null, true, false: the type says it all */
   }

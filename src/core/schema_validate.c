@@ -12,6 +12,12 @@
  * The first failure on the failing path is recorded; failures inside
  * anyOf/oneOf/not/if/contains branches are muted, and those keywords
  * report themselves instead. All state lives in a per-call context.
+ *
+ * Both the schema and the instance come from a server, and the work grows
+ * with their product, so a validation has a budget of steps (max_steps):
+ * each subschema applied, each instruction a pattern visits, each value
+ * compared and each member looked up costs one. Running out stops the
+ * validation with MCP_ETOOBIG, like nesting too deeply.
  */
 #include "schema_int.h"
 
@@ -40,6 +46,7 @@ typedef struct vctx_s {
   size_t slen;
   int mute;                 /* > 0 inside branches expected to fail */
   int have_fail;
+  size_t steps;             /* what is left of the budget */
   mcp_schema_failure_t *why;
 } vctx_t;
 
@@ -203,6 +210,41 @@ too_deep(vctx_t *c)
          c->s->max_depth);
   }
   return MCP_ETOOBIG;
+}
+
+/* So is the step budget; kw is the keyword that was at work. */
+static int
+out_of_steps(vctx_t *c, const char *kw)
+{
+  if (c->why != NULL) {
+    c->mute = 0;
+    c->have_fail = 0;
+    fail(c, kw, "validation stopped after %zu steps (the schema and the "
+         "value need more work than allowed)", c->s->max_steps);
+  }
+  return MCP_ETOOBIG;
+}
+
+/* Spends n steps of the budget: 0, or MCP_ETOOBIG when it runs out. */
+static int
+spend(vctx_t *c, size_t n, const char *kw)
+{
+  if (c->steps < n) {
+    c->steps = 0;
+    return out_of_steps(c, kw);
+  }
+  c->steps -= n;
+  return 0;
+}
+
+/* A comparison or a search that returned MCP_ETOOBIG: the budget ran out
+ * unless the values nested too deeply. */
+static int
+stopped(vctx_t *c, int r, const char *kw)
+{
+  if (r == MCP_ETOOBIG && c->steps == 0)
+    return out_of_steps(c, kw);
+  return r;
 }
 
 /* --- annotations -------------------------------------------------------- */
@@ -387,20 +429,20 @@ eval_generic(vctx_t *c, const snode_t *n, const cJSON *inst)
   v = n->kw[KW_ENUM];
   if (v != NULL) {
     for (e = v->child; e != NULL; e = e->next) {
-      r = mcp__json_equal(e, inst, 0);
+      r = mcp__json_equal(e, inst, 0, &c->steps);
       if (r != 0)
         break;
     }
     if (e == NULL)
       return fail(c, "enum", "value is not one of the allowed values");
     if (r < 0)
-      return r;
+      return stopped(c, r, "enum");
   }
   v = n->kw[KW_CONST];
   if (v != NULL) {
-    r = mcp__json_equal(v, inst, 0);
+    r = mcp__json_equal(v, inst, 0, &c->steps);
     if (r < 0)
-      return r;
+      return stopped(c, r, "const");
     if (r == 0)
       return fail(c, "const", "value is not the required constant");
   }
@@ -456,9 +498,9 @@ eval_string(vctx_t *c, const snode_t *n, const cJSON *inst)
     return fail(c, "minLength", "string is shorter than %g characters",
                 n->kw[KW_MINLENGTH]->valuedouble);
   if (n->pattern != NULL) {
-    r = mcp__re_search(n->pattern, s, strlen(s));
+    r = mcp__re_search(n->pattern, s, strlen(s), &c->steps);
     if (r < 0)
-      return r;
+      return stopped(c, r, "pattern");
     if (r == 0)
       return fail(c, "pattern", "string does not match /%.100s/",
                   n->kw[KW_PATTERN]->valuestring);
@@ -487,9 +529,9 @@ eval_array(vctx_t *c, const snode_t *n, const cJSON *inst, ann_t *ann)
 
     for (a = inst->child, ia = 0; a != NULL; a = a->next, ia++)
       for (b = a->next, ib = ia + 1; b != NULL; b = b->next, ib++) {
-        r = mcp__json_equal(a, b, 0);
+        r = mcp__json_equal(a, b, 0, &c->steps);
         if (r < 0)
-          return r;
+          return stopped(c, r, "uniqueItems");
         if (r == 1)
           return fail(c, "uniqueItems", "items %d and %d are equal", ia,
                       ib);
@@ -576,6 +618,7 @@ eval_object(vctx_t *c, const snode_t *n, const cJSON *inst, ann_t *ann)
 {
   const cJSON *v, *e, *m;
   int size = cJSON_GetArraySize(inst), i, k, r;
+  size_t nprops;
 
   v = n->kw[KW_MAXPROPS];
   if (v != NULL && size > v->valuedouble)
@@ -587,15 +630,23 @@ eval_object(vctx_t *c, const snode_t *n, const cJSON *inst, ann_t *ann)
                 v->valuedouble);
   v = n->kw[KW_REQUIRED];
   if (v != NULL)
-    for (e = v->child; e != NULL; e = e->next)
+    for (e = v->child; e != NULL; e = e->next) {
+      /* Each look-up walks the instance's members. */
+      r = spend(c, (size_t) size, "required");
+      if (r != 0)
+        return r;
       if (cJSON_GetObjectItemCaseSensitive(inst, e->valuestring) == NULL)
         return fail(c, "required", "property \"%.100s\" is required",
                     e->valuestring);
+    }
   v = n->kw[KW_DEPREQUIRED];
   if (v != NULL)
     for (e = v->child; e != NULL; e = e->next) {
       const cJSON *need;
 
+      r = spend(c, (size_t) size, "dependentRequired");
+      if (r != 0)
+        return r;
       if (cJSON_GetObjectItemCaseSensitive(inst, e->string) == NULL)
         continue;
       for (need = e->child; need != NULL; need = need->next)
@@ -607,6 +658,9 @@ eval_object(vctx_t *c, const snode_t *n, const cJSON *inst, ann_t *ann)
   v = n->kw[KW_DEPENDENCIES];
   if (v != NULL)
     for (e = v->child; e != NULL; e = e->next) {
+      r = spend(c, (size_t) size, "dependencies");
+      if (r != 0)
+        return r;
       if (cJSON_GetObjectItemCaseSensitive(inst, e->string) == NULL)
         continue;
       if (cJSON_IsArray(e)) {
@@ -627,6 +681,9 @@ eval_object(vctx_t *c, const snode_t *n, const cJSON *inst, ann_t *ann)
   v = n->kw[KW_DEPSCHEMAS];
   if (v != NULL)
     for (e = v->child; e != NULL; e = e->next) {
+      r = spend(c, (size_t) size, "dependentSchemas");
+      if (r != 0)
+        return r;
       if (cJSON_GetObjectItemCaseSensitive(inst, e->string) == NULL)
         continue;
       r = apply(c, node_of(c, e), inst, ann, "dependentSchemas", e->string,
@@ -634,9 +691,14 @@ eval_object(vctx_t *c, const snode_t *n, const cJSON *inst, ann_t *ann)
       if (r != 0)
         return r;
     }
+  nprops = (size_t) cJSON_GetArraySize(n->kw[KW_PROPERTIES]);
   for (m = inst->child, i = 0; m != NULL; m = m->next, i++) {
     int matched = 0;
 
+    /* The look-up below walks the schema's properties. */
+    r = spend(c, nprops, "properties");
+    if (r != 0)
+      return r;
     v = n->kw[KW_PROPERTIES];
     e = v != NULL ? cJSON_GetObjectItemCaseSensitive(v, m->string) : NULL;
     if (e != NULL) {
@@ -649,9 +711,10 @@ eval_object(vctx_t *c, const snode_t *n, const cJSON *inst, ann_t *ann)
     v = n->kw[KW_PATTERNPROPS];
     for (k = 0, e = v != NULL ? v->child : NULL; e != NULL;
          e = e->next, k++) {
-      r = mcp__re_search(n->ppatterns[k], m->string, strlen(m->string));
+      r = mcp__re_search(n->ppatterns[k], m->string, strlen(m->string),
+                         &c->steps);
       if (r < 0)
-        return r;
+        return stopped(c, r, "patternProperties");
       if (r == 0)
         continue;
       matched = 1;
@@ -844,6 +907,9 @@ eval(vctx_t *c, const snode_t *n, const cJSON *inst, ann_t *ann)
     return fail(c, "false", "the schema \"false\" allows no value");
   if (c->depth >= c->s->max_depth)
     return too_deep(c);
+  r = spend(c, 1, "$ref");
+  if (r != 0)
+    return r;
   c->depth++;
   if (c->nscope == 0 || c->scope[c->nscope - 1] != n->res) {
     c->scope[c->nscope++] = n->res;
@@ -887,6 +953,7 @@ mcp__schema_eval_root(const mcp_schema_t *s, const cJSON *instance,
   c.slen = 0;
   c.mute = 0;
   c.have_fail = 0;
+  c.steps = s->max_steps;
   c.why = why;
   if ((size_t) s->max_depth + 2 <= sizeof small_scope / sizeof small_scope[0]) {
     c.scope = small_scope;

@@ -128,8 +128,9 @@ push_error_with_tail(lua_State *L, lclient_t *c, const mcp_error_t *err,
 
 /* Checks the structuredContent of a tools/call result against schema, on
  * the JSON received: the text of the raw result, or its tree. Returns 0,
- * or MCP_ESCHEMA with why (why->keyword "" when the result has none);
- * a result with isError true is not checked. */
+ * MCP_ESCHEMA with why (why->keyword "" when the result has none), or
+ * the code that stopped the validation (MCP_ETOOBIG, MCP_ENOMEM) with
+ * why->message saying why; a result with isError true is not checked. */
 static int
 check_structured(lcall_t *k, const mcp_schema_t *schema,
                  mcp_schema_failure_t *why)
@@ -180,22 +181,29 @@ check_structured(lcall_t *k, const mcp_schema_t *schema,
   }
   rc = mcp_schema_validate(schema, content, why);
   cJSON_Delete(parsed);
-  return rc == MCP_ESCHEMA ? MCP_ESCHEMA : 0;
+  return rc;
 }
 
-/* With the result on top of the stack: replaces it with nil and an
- * ESCHEMA error whose err.result is the result. */
+/* With the result on top of the stack: replaces it with nil and an error
+ * whose err.result is the result: ESCHEMA when it does not match, or the
+ * code (ETOOBIG, ENOMEM) that stopped the validation before it could say:
+ * a result that was not checked is not passed as checked. */
 static void
-push_structured_failure(lua_State *L, const mcp_schema_failure_t *why)
+push_structured_failure(lua_State *L, int rc, const mcp_schema_failure_t *why)
 {
   int result = lua_gettop(L);
 
-  if (why->keyword[0] != '\0') {
+  if (rc == MCP_ESCHEMA && why->keyword[0] != '\0') {
     lmcp_schema_fail(L, why);
   } else {
     mcp_error_t err;
 
-    mcp_error_set(&err, MCP_ESCHEMA, "%s", why->message);
+    if (rc == MCP_ESCHEMA)
+      mcp_error_set(&err, rc, "%s", why->message);
+    else
+      mcp_error_set(&err, rc, "structuredContent could not be checked "
+                    "against the outputSchema: %s", why->message[0]
+                    ? why->message : mcp_strerror(rc));
     lmcp_fail(L, &err);
   }
   lua_pushvalue(L, result);
@@ -228,11 +236,13 @@ lcall_run(lua_State *L)
       if (lmcp_decode_json(L, k->text, k->len, k->c->ctx->max_depth,
                            &err) == 0) {
         mcp_schema_failure_t why;
+        int rc = 0;
 
         nargs += 1;
-        if (k->structured != NULL &&
-            check_structured(k, k->structured, &why) == MCP_ESCHEMA) {
-          push_structured_failure(L, &why);
+        if (k->structured != NULL)
+          rc = check_structured(k, k->structured, &why);
+        if (rc != 0) {
+          push_structured_failure(L, rc, &why);
           nargs += 1;
         }
       } else {
@@ -242,12 +252,14 @@ lcall_run(lua_State *L)
       }
     } else if (k->err == NULL) {
       mcp_schema_failure_t why;
+      int rc = 0;
 
       lmcp_push_json(L, k->value);
       nargs += 1;
-      if (k->structured != NULL &&
-          check_structured(k, k->structured, &why) == MCP_ESCHEMA) {
-        push_structured_failure(L, &why);
+      if (k->structured != NULL)
+        rc = check_structured(k, k->structured, &why);
+      if (rc != 0) {
+        push_structured_failure(L, rc, &why);
         nargs += 1;
       }
     } else {
@@ -683,6 +695,12 @@ check_sent_arguments(lua_params_t *lp, const char *text, size_t len,
     lp->failed_schema = 1;
     return mcp_error_set(err, MCP_ESCHEMA, "arguments do not match");
   }
+  /* Arguments that could not be checked are not sent as checked. */
+  if (rc != 0)
+    return mcp_error_set(err, rc, "the arguments could not be checked "
+                         "against the inputSchema: %s",
+                         lp->failure.message[0] ? lp->failure.message
+                                                : mcp_strerror(rc));
   return 0;
 }
 

@@ -498,6 +498,86 @@ test_boolean_and_misc(void)
   mcp_schema_free(s);
 }
 
+/* Validates instance (a value built by the caller, taken over). */
+static int
+check_value(const mcp_schema_t *s, cJSON *inst, mcp_schema_failure_t *why)
+{
+  int rc;
+
+  ASSERT_NOT_NULL(inst);
+  memset(why, 0, sizeof *why);
+  rc = mcp_schema_validate(s, inst, why);
+  cJSON_Delete(inst);
+  return rc;
+}
+
+/* Issue 11, defect 3: work that grows with schema times instance stops at
+ * the step budget with ETOOBIG, instead of freezing the caller (this
+ * pattern took 12 s over 300 KB). */
+static void
+test_step_budget(void)
+{
+  static const char slow[] = "{\"pattern\":\"(?:(?:a?){1000}){9}b\"}";
+  mcp_schema_opts_t opts;
+  mcp_schema_failure_t why;
+  mcp_schema_t *s;
+  cJSON *arr, *obj;
+  char *subject;
+  size_t n = 300000;
+  int i;
+
+  subject = malloc(n + 1);
+  ASSERT_NOT_NULL(subject);
+  memset(subject, 'a', n);
+  subject[n] = '\0';
+  s = compile_ok(slow, NULL);
+  ASSERT_EQ(check_value(s, cJSON_CreateString(subject), &why), MCP_ETOOBIG);
+  ASSERT_STR_EQ(why.keyword, "pattern");
+  ASSERT(strstr(why.message, "steps") != NULL);
+  /* A short subject is well within the budget, and the schema is reusable. */
+  ASSERT_EQ(check_value(s, cJSON_CreateString("aaab"), &why), 0);
+  ASSERT_EQ(check_value(s, cJSON_CreateString("aaa"), &why), MCP_ESCHEMA);
+  mcp_schema_free(s);
+
+  /* The same through patternProperties, on a long member name. */
+  s = compile_ok("{\"patternProperties\":{\"(?:(?:a?){1000}){9}b\":{}}}",
+                 NULL);
+  obj = cJSON_CreateObject();
+  cJSON_AddNullToObject(obj, subject);
+  ASSERT_EQ(check_value(s, obj, &why), MCP_ETOOBIG);
+  ASSERT_STR_EQ(why.keyword, "patternProperties");
+  mcp_schema_free(s);
+  free(subject);
+
+  /* uniqueItems compares every pair: 100,000 distinct items are 5e9. */
+  s = compile_ok("{\"uniqueItems\":true}", NULL);
+  arr = cJSON_CreateArray();
+  for (i = 0; i < 100000; i++)
+    cJSON_AddItemToArray(arr, cJSON_CreateNumber(i));
+  ASSERT_EQ(check_value(s, arr, &why), MCP_ETOOBIG);
+  ASSERT_STR_EQ(why.keyword, "uniqueItems");
+  mcp_schema_free(s);
+
+  /* A smaller budget from the options: each subschema applied costs a
+   * step, so 10 items against "items" pass with 20 steps, not with 5. */
+  memset(&opts, 0, sizeof opts);
+  opts.max_steps = 20;
+  s = compile_ok("{\"items\":{\"type\":\"integer\"}}", &opts);
+  ASSERT_EQ(check(s, "[1,2,3,4,5,6,7,8,9,10]", &why), 0);
+  mcp_schema_free(s);
+  opts.max_steps = 5;
+  s = compile_ok("{\"items\":{\"type\":\"integer\"}}", &opts);
+  memset(&why, 0, sizeof why);
+  ASSERT_EQ(check(s, "[1,2,3,4,5,6,7,8,9,10]", &why), MCP_ETOOBIG);
+  /* Running out inside an anyOf branch is reported, not muted. */
+  mcp_schema_free(s);
+  s = compile_ok("{\"anyOf\":[{\"items\":{\"minimum\":0}},true]}", &opts);
+  memset(&why, 0, sizeof why);
+  ASSERT_EQ(check(s, "[1,2,3,4,5,6,7,8,9,10]", &why), MCP_ETOOBIG);
+  ASSERT(strstr(why.message, "after 5 steps") != NULL);
+  mcp_schema_free(s);
+}
+
 int
 main(void)
 {
@@ -513,6 +593,7 @@ main(void)
   RUN_TEST(test_resolver);
   RUN_TEST(test_strings_and_format);
   RUN_TEST(test_patterns);
+  RUN_TEST(test_step_budget);
   RUN_TEST(test_boolean_and_misc);
   TEST_DONE();
 }
