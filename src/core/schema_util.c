@@ -243,10 +243,10 @@ remove_dots(const char *path, size_t len, char *out)
     } else if (strcmp(p, ".") == 0 || strcmp(p, "..") == 0) {
       p += strlen(p);
     } else {
-      size_t seg = 1 + strcspn(p + 1, "/");
+      size_t seg = 1; /* p[0], a '/' or not, starts the segment */
 
-      if (*p != '/')
-        seg = strcspn(p, "/");
+      while (p[seg] != '\0' && p[seg] != '/')
+        seg++;
       memcpy(out + olen, p, seg);
       olen += seg;
       p += seg;
