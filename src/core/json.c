@@ -5,91 +5,22 @@
 
 #include <string.h>
 
-/* Bytes that matter outside strings: 1 opens a string, 2 nests, 3 closes. */
-static const unsigned char structural[256] = {
-  ['"'] = 1, ['['] = 2, ['{'] = 2, [']'] = 3, ['}'] = 3,
-};
-
-/* Returns the index of the quote that ends the string whose contents
- * start at i, or len when the text ends first. Strings are skipped with
- * memchr: they are most of the bytes of a typical message. */
-static size_t
-string_end(const char *text, size_t len, size_t i)
-{
-  size_t start = i, bs;
-  const char *q;
-
-  for (;;) {
-    q = memchr(text + i, '"', len - i);
-    if (q == NULL)
-      return len;
-    i = (size_t) (q - text);
-    for (bs = 0; i - bs > start && text[i - bs - 1] == '\\'; bs++)
-      ;
-    if (bs % 2 == 0)
-      return i;
-    i++;
-  }
-}
-
-int
-mcp_json_depth(const char *text, size_t len, int limit)
-{
-  size_t i;
-  int depth = 0, deepest = 0;
-
-  for (i = 0; i < len; i++) {
-    switch (structural[(unsigned char) text[i]]) {
-    case 0:
-      break;
-    case 1:
-      i = string_end(text, len, i + 1);
-      break;
-    case 2:
-      if (++depth > deepest) {
-        deepest = depth;
-        if (deepest > limit)
-          return deepest;
-      }
-      break;
-    default:
-      if (depth > 0)
-        depth--;
-      break;
-    }
-  }
-  return deepest;
-}
+#include "jsonscan.h"
 
 cJSON *
 mcp_json_parse(const char *text, size_t len, int max_depth, mcp_error_t *err)
 {
   cJSON *v;
-  const char *end = NULL;
 
-  if (max_depth > 0 && mcp_json_depth(text, len, max_depth) > max_depth) {
-    mcp_error_set(err, MCP_ETOOBIG, "JSON nesting deeper than %d", max_depth);
+  /* cJSON alone is lax (control bytes as whitespace, keys cut at NUL)
+   * and recursive: the strict check goes first, and cJSON gets exactly
+   * one valid value. */
+  if (mcp_json_check(text, len, max_depth, err) != 0)
     return NULL;
-  }
-  v = cJSON_ParseWithLengthOpts(text, len, &end, 0);
-  if (v == NULL) {
-    size_t at = 0;
-
-    end = cJSON_GetErrorPtr();
-    if (end >= text && end <= text + len)
-      at = (size_t) (end - text);
-    mcp_error_set(err, MCP_EJSON, "malformed JSON at byte %zu", at);
-    return NULL;
-  }
-  /* Anything but whitespace after the value means it was not one value. */
-  while (end < text + len && strchr(" \t\r\n", *end) != NULL && *end != '\0')
-    end++;
-  if (end != text + len) {
-    cJSON_Delete(v);
-    mcp_error_set(err, MCP_EJSON, "trailing data after JSON value at byte %zu",
-                  (size_t) (end - text));
-    return NULL;
-  }
+  v = cJSON_ParseWithLength(text, len);
+  if (v == NULL)
+    mcp_error_set(err, MCP_EJSON, "malformed JSON: refused by cJSON (a "
+                  "lone UTF-16 surrogate, or out of memory)");
   return v;
 }
 

@@ -2,8 +2,9 @@
  * json.h - cJSON helpers: parsing with a length and a nesting limit, and
  * typed getters that tolerate missing or mistyped fields.
  *
- * The nesting check runs before cJSON sees the text, so a hostile message
- * of a million '[' costs one pass and no recursion.
+ * A strict check (jsonscan.h) runs before cJSON sees the text, so a
+ * hostile message of a million '[' costs one pass and no recursion, and
+ * what cJSON would misread (control bytes, keys with NUL) is refused.
  */
 #ifndef MCP_JSON_H
 #define MCP_JSON_H
@@ -16,13 +17,10 @@
 
 /* Returns the parsed value (the caller frees it with cJSON_Delete), or NULL
  * with err set: MCP_ETOOBIG when nesting exceeds max_depth, MCP_EJSON when
- * the text is not one JSON value. */
+ * the text is not one JSON value (RFC 8259, strictly) or an object key
+ * escapes a NUL. */
 cJSON *mcp_json_parse(const char *text, size_t len, int max_depth,
                       mcp_error_t *err);
-
-/* Returns the deepest nesting of arrays and objects in text (strings are
- * skipped), stopping early once it exceeds limit. */
-int mcp_json_depth(const char *text, size_t len, int limit);
 
 /* Getters return NULL (or the fallback) when the field is absent or of
  * another type. */

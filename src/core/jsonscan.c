@@ -1,11 +1,13 @@
 /*
- * jsonscan.c - top-level members of a JSON object, without parsing.
+ * jsonscan.c - JSON text without parsing it: the top-level members of an
+ * object, and a strict check of the whole grammar.
  */
 #include "jsonscan.h"
 
 #include <string.h>
 
 #include "common.h"
+#include "error.h"
 
 static int
 is_space(char c)
@@ -151,4 +153,230 @@ mcp_json_member(const mcp_json_member_t *m, size_t n, const char *key)
       return &m[i];
   }
   return NULL;
+}
+
+/* ---- strict checking ---------------------------------------------------- */
+
+/* Deepest nesting the checker can follow (cJSON's own limit). */
+#define CHECK_MAX_DEPTH 1000
+
+typedef struct {
+  const char *p, *end;
+  const char *why;          /* the first error */
+} check_t;
+
+static int
+check_fail(check_t *c, const char *why)
+{
+  c->why = why;
+  return MCP_EJSON;
+}
+
+static void
+check_ws(check_t *c)
+{
+  while (c->p < c->end && is_space(*c->p))
+    c->p++;
+}
+
+static int
+hex_digit(char ch)
+{
+  return (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'f') ||
+         (ch >= 'A' && ch <= 'F');
+}
+
+/* A string from its opening quote; in a key, an escaped NUL is refused:
+ * C-string consumers (cJSON) would read "id\u0000" as "id". */
+static int
+check_string(check_t *c, int is_key)
+{
+  const char *s = c->p + 1;
+
+  while (s < c->end) {
+    unsigned char b = (unsigned char) *s;
+
+    if (b == '"') {
+      c->p = s + 1;
+      return 0;
+    }
+    if (b < 0x20) {
+      c->p = s;
+      return check_fail(c, "control character in a string");
+    }
+    if (b != '\\') {
+      s++;
+      continue;
+    }
+    c->p = s;
+    if (s + 1 >= c->end)
+      break;
+    if (strchr("\"\\/bfnrt", s[1]) != NULL && s[1] != '\0') {
+      s += 2;
+      continue;
+    }
+    if (s[1] != 'u' || c->end - s < 6 || !hex_digit(s[2]) ||
+        !hex_digit(s[3]) || !hex_digit(s[4]) || !hex_digit(s[5]))
+      return check_fail(c, "bad escape in a string");
+    if (is_key && memcmp(s + 2, "0000", 4) == 0)
+      return check_fail(c, "NUL in an object key");
+    s += 6;
+  }
+  c->p = c->end;
+  return check_fail(c, "unterminated string");
+}
+
+static int
+check_digits(check_t *c)
+{
+  const char *s = c->p;
+
+  while (c->p < c->end && *c->p >= '0' && *c->p <= '9')
+    c->p++;
+  return c->p > s ? 0 : check_fail(c, "malformed number");
+}
+
+/* RFC 8259: -? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)? */
+static int
+check_number(check_t *c)
+{
+  if (*c->p == '-')
+    c->p++;
+  if (c->p < c->end && *c->p == '0')
+    c->p++;
+  else if (check_digits(c) != 0)
+    return MCP_EJSON;
+  if (c->p < c->end && *c->p == '.') {
+    c->p++;
+    if (check_digits(c) != 0)
+      return MCP_EJSON;
+  }
+  if (c->p < c->end && (*c->p == 'e' || *c->p == 'E')) {
+    c->p++;
+    if (c->p < c->end && (*c->p == '+' || *c->p == '-'))
+      c->p++;
+    if (check_digits(c) != 0)
+      return MCP_EJSON;
+  }
+  return 0;
+}
+
+static int
+check_scalar(check_t *c)
+{
+  static const char *const words[] = { "true", "false", "null" };
+  size_t i, n;
+
+  if (*c->p == '"')
+    return check_string(c, 0);
+  if (*c->p == '-' || (*c->p >= '0' && *c->p <= '9'))
+    return check_number(c);
+  for (i = 0; i < 3; i++) {
+    n = strlen(words[i]);
+    if ((size_t) (c->end - c->p) >= n && memcmp(c->p, words[i], n) == 0) {
+      c->p += n;
+      return 0;
+    }
+  }
+  return check_fail(c, "unexpected character");
+}
+
+/* An object key and its colon. */
+static int
+check_key(check_t *c)
+{
+  check_ws(c);
+  if (c->p >= c->end || *c->p != '"')
+    return check_fail(c, "expected a key");
+  if (check_string(c, 1) != 0)
+    return MCP_EJSON;
+  check_ws(c);
+  if (c->p >= c->end || *c->p != ':')
+    return check_fail(c, "expected ':'");
+  c->p++;
+  return 0;
+}
+
+int
+mcp_json_check(const char *text, size_t len, int max_depth, mcp_error_t *err)
+{
+  unsigned char in_object[CHECK_MAX_DEPTH / 8 + 1];
+  check_t c;
+  int depth = 0, rc;
+
+  if (max_depth <= 0 || max_depth > CHECK_MAX_DEPTH)
+    max_depth = CHECK_MAX_DEPTH;
+  c.p = text;
+  c.end = text + len;
+  c.why = NULL;
+  for (;;) {
+    /* A value. */
+    check_ws(&c);
+    if (c.p >= c.end) {
+      rc = check_fail(&c, "unexpected end of text");
+      goto error;
+    }
+    if (*c.p == '{' || *c.p == '[') {
+      int object = *c.p == '{';
+
+      if (depth >= max_depth) {
+        rc = MCP_ETOOBIG;
+        goto error;
+      }
+      in_object[depth / 8] = (unsigned char) (object
+          ? in_object[depth / 8] | (1u << (depth % 8))
+          : in_object[depth / 8] & ~(1u << (depth % 8)));
+      depth++;
+      c.p++;
+      check_ws(&c);
+      if (c.p < c.end && *c.p == (object ? '}' : ']')) {
+        c.p++;
+        depth--;
+      } else {
+        rc = object ? check_key(&c) : 0;
+        if (rc != 0)
+          goto error;
+        continue;
+      }
+    } else {
+      rc = check_scalar(&c);
+      if (rc != 0)
+        goto error;
+    }
+    /* After a value: a separator, the ends of containers, or the end. */
+    for (;;) {
+      int object;
+
+      check_ws(&c);
+      if (depth == 0) {
+        if (c.p == c.end)
+          return 0;
+        rc = check_fail(&c, "trailing data after the value");
+        goto error;
+      }
+      object = (in_object[(depth - 1) / 8] >> ((depth - 1) % 8)) & 1;
+      if (c.p < c.end && *c.p == ',') {
+        c.p++;
+        rc = object ? check_key(&c) : 0;
+        if (rc != 0)
+          goto error;
+        break;
+      }
+      if (c.p < c.end && *c.p == (object ? '}' : ']')) {
+        c.p++;
+        depth--;
+        continue;
+      }
+      rc = check_fail(&c, object ? "expected ',' or '}'"
+                                 : "expected ',' or ']'");
+      goto error;
+    }
+  }
+
+error:
+  if (rc == MCP_ETOOBIG)
+    return mcp_error_set(err, MCP_ETOOBIG, "JSON nesting deeper than %d",
+                         max_depth);
+  return mcp_error_set(err, MCP_EJSON, "malformed JSON at byte %zu: %s",
+                       (size_t) (c.p - text), c.why);
 }

@@ -13,6 +13,8 @@
 
 #include <stddef.h>
 
+#include "error.h"
+
 typedef struct mcp_json_member_s {
   const char *key;      /* the key's raw text, without quotes */
   size_t key_len;
@@ -26,6 +28,15 @@ typedef struct mcp_json_member_s {
  * the text is not structurally one object. */
 int mcp_json_members(const char *text, size_t len, int max_depth,
                      mcp_json_member_t *out, size_t max, size_t *n);
+
+/* Checks that text is exactly one JSON value as RFC 8259 defines it,
+ * nested at most max_depth deep (at most 1000; 0 means 1000), and that no
+ * object key escapes a NUL. Allocates nothing and recurses not. Returns 0,
+ * MCP_ETOOBIG (too deep) or MCP_EJSON, with err saying where and why.
+ * Stricter than cJSON, which takes control bytes for whitespace and reads
+ * keys as C strings: run it on anything from a peer before cJSON. */
+int mcp_json_check(const char *text, size_t len, int max_depth,
+                   mcp_error_t *err);
 
 /* The member with this (escape-free) key, or NULL. */
 const mcp_json_member_t *mcp_json_member(const mcp_json_member_t *m,

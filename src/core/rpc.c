@@ -17,6 +17,7 @@
 #include "buf.h"
 #include "common.h"
 #include "json.h"
+#include "idscan.h"
 #include "jsonrpc.h"
 #include "jsonscan.h"
 
@@ -548,6 +549,27 @@ handle_request(mcp_rpc_t *rpc, const mcp_msg_t *m)
     bad_message(rpc, &err, NULL, 0);
 }
 
+/* 1 when every member but the result is plain and strictly valid: the
+ * result goes to a strict decoder, nothing else is looked at again. A key
+ * with an escape or a control byte goes the ordinary way. */
+static int
+others_valid(const mcp_json_member_t *m, size_t count,
+             const mcp_json_member_t *result, int max_depth)
+{
+  size_t i, k;
+
+  for (i = 0; i < count; i++) {
+    for (k = 0; k < m[i].key_len; k++) {
+      if ((unsigned char) m[i].key[k] < 0x20 || m[i].key[k] == '\\')
+        return 0;
+    }
+    if (&m[i] != result &&
+        mcp_json_check(m[i].value, m[i].value_len, max_depth, NULL) != 0)
+      return 0;
+  }
+  return 1;
+}
+
 /* A result for a request that takes raw results is handed over as text,
  * found by a scan of the top-level members: no tree is built. Returns 1
  * when the message was taken, 0 to go the ordinary way (which also
@@ -572,7 +594,8 @@ fast_result(mcp_rpc_t *rpc, const char *text, size_t len)
   version = mcp_json_member(m, count, "jsonrpc");
   if (id == NULL || result == NULL || version == NULL ||
       version->value_len != 5 || memcmp(version->value, "\"2.0\"", 5) != 0 ||
-      id->value_len == 0 || id->value_len > 16)
+      id->value_len == 0 || id->value_len > 16 ||
+      !others_valid(m, count, result, rpc->max_depth))
     return 0;
   for (i = 0; i < id->value_len; i++) {
     if (id->value[i] < '0' || id->value[i] > '9')
@@ -592,6 +615,34 @@ fast_result(mcp_rpc_t *rpc, const char *text, size_t len)
   return 1;
 }
 
+/* A message that is not valid JSON: when it carries the id of a request
+ * of ours, that request fails with the reason now rather than waiting out
+ * its deadline; otherwise the message is reported. */
+static void
+fail_by_raw_id(mcp_rpc_t *rpc, const mcp_error_t *err, const char *text,
+               size_t len)
+{
+  mcp_idscan_t scan;
+  const char *id_text;
+  size_t id_len, i;
+  uint64_t n = 0;
+  pending_t *p = NULL;
+
+  mcp_idscan_init(&scan);
+  mcp_idscan_feed(&scan, text, len);
+  id_text = mcp_idscan_id(&scan, &id_len);
+  if (id_text != NULL && id_len > 0 && id_len <= 16) {
+    for (i = 0; i < id_len && id_text[i] >= '0' && id_text[i] <= '9'; i++)
+      n = n * 10 + (uint64_t) (id_text[i] - '0');
+    if (i == id_len)
+      p = table_take(rpc, n);
+  }
+  if (p != NULL)
+    complete(p, err, NULL);
+  else
+    bad_message(rpc, err, text, len);
+}
+
 static void
 on_message(void *ud, const char *text, size_t len)
 {
@@ -606,7 +657,7 @@ on_message(void *ud, const char *text, size_t len)
     return;
   msg = mcp_json_parse(text, len, rpc->max_depth, &err);
   if (msg == NULL) {
-    bad_message(rpc, &err, text, len);
+    fail_by_raw_id(rpc, &err, text, len);
     return;
   }
   switch (mcp_jsonrpc_classify(msg, &m)) {

@@ -7,6 +7,7 @@
 #include "common.h"
 #include "error.h"
 #include "json.h"
+#include "jsonscan.h"
 #include "test.h"
 
 /* Returns a malloc'd text nesting `depth` arrays: [[[...]]] with a 1 in the
@@ -78,21 +79,71 @@ parse_str(const char *s, int max_depth)
   return parse_code(s, strlen(s), max_depth);
 }
 
-static void
-test_depth_counts(void)
+/* The strict check's verdict on s: 0, MCP_EJSON or MCP_ETOOBIG. */
+static int
+check_str(const char *s, int max_depth)
 {
-  ASSERT_EQ(mcp_json_depth("1", 1, 10), 0);
-  ASSERT_EQ(mcp_json_depth("\"x\"", 3, 10), 0);
-  ASSERT_EQ(mcp_json_depth("[]", 2, 10), 1);
-  ASSERT_EQ(mcp_json_depth("[][]{}", 6, 10), 1);
-  ASSERT_EQ(mcp_json_depth("{\"a\":[1,{\"b\":[]}]}", 18, 10), 4);
-  ASSERT_EQ(mcp_json_depth("[[]][[[]]]", 10, 10), 3);
-  /* Stray closers never drive the depth below zero. */
-  ASSERT_EQ(mcp_json_depth("]]]}[", 5, 10), 1);
-  /* The length is respected. */
-  ASSERT_EQ(mcp_json_depth("[[[[", 2, 10), 2);
-  /* It stops counting once past the limit. */
-  ASSERT_EQ(mcp_json_depth("[[[[[[[[", 8, 3), 4);
+  return mcp_json_check(s, strlen(s), max_depth, NULL);
+}
+
+static void
+test_check_depth(void)
+{
+  ASSERT_EQ(check_str("1", 1), 0);
+  ASSERT_EQ(check_str("\"x\"", 1), 0);
+  ASSERT_EQ(check_str("[]", 1), 0);
+  ASSERT_EQ(check_str("[[]]", 1), MCP_ETOOBIG);
+  ASSERT_EQ(check_str("{\"a\":[1,{\"b\":[]}]}", 4), 0);
+  ASSERT_EQ(check_str("{\"a\":[1,{\"b\":[]}]}", 3), MCP_ETOOBIG);
+  ASSERT_EQ(check_str("[[],[[[]]]]", 4), 0);
+  ASSERT_EQ(check_str("[[],[[[]]]]", 3), MCP_ETOOBIG);
+  /* Stray closers are errors, not a way below zero. */
+  ASSERT_EQ(check_str("]]]}[", 10), MCP_EJSON);
+  /* The length is respected: two brackets of four are unterminated. */
+  ASSERT_EQ(mcp_json_check("[[]]", 2, 10, NULL), MCP_EJSON);
+  /* 0 means the checker's own bound (cJSON's: 1000). */
+  ASSERT_EQ(check_str("[[[[[[[[]]]]]]]]", 0), 0);
+}
+
+/* Issue 11, defect 6: cJSON took control bytes for whitespace, compared
+ * keys as C strings ({"id\u0000":1} was an id), and the fast path let
+ * malformed members through. The check refuses all of it. */
+static void
+test_check_strict(void)
+{
+  static const char *const bad[] = {
+    "{\"id\\u0000\":1}", "[{\"a\":{\"k\\u0000x\":1}}]",
+    "\x01{}", "{\x01\"a\":1}", "[1,\x7f" "2]", "{\"a\":1}\x0b",
+    "\"tab\there\"", "[01]", "[1.]", "[.5]", "[1e]", "[-]", "[+1]",
+    "[1,,2]", "[,]", "{,}", "{\"a\" 1}", "{\"a\":1,}", "[tru]", "[nulls]",
+    "[\"\\x\"]", "[\"\\u12g4\"]", "{\"a\":}", "[1]]", "{}}", "[}", "{]",
+    "{1:2}", "[\"a\"\"b\"]", "NaN", "[Infinity]",
+  };
+  static const char *const good[] = {
+    "{\"v\":\"a\\u0000b\"}", "{\"\\u0041\":[1.5e-3,-0,0.25,1E+2]}",
+    " \t\r\n[true,false,null] \n", "\"\\\"\\\\\\/\\b\\f\\n\\r\\t\"", "{}",
+    "[[],{},\"\"]",
+  };
+  mcp_error_t err;
+  size_t k;
+
+  for (k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+    int rc = check_str(bad[k], 16);
+
+    if (rc != MCP_EJSON)
+      fprintf(stderr, "accepted: %s\n", bad[k]);
+    ASSERT_EQ(rc, MCP_EJSON);
+    ASSERT_EQ(parse_str(bad[k], 16), MCP_EJSON);
+  }
+  for (k = 0; k < sizeof good / sizeof good[0]; k++) {
+    if (check_str(good[k], 16) != 0)
+      fprintf(stderr, "refused: %s\n", good[k]);
+    ASSERT_EQ(check_str(good[k], 16), 0);
+  }
+  mcp_error_clear(&err);
+  ASSERT_EQ(mcp_json_check("{\"id\\u0000\":1}", 13, 16, &err), MCP_EJSON);
+  ASSERT(strstr(err.msg, "NUL in an object key") != NULL);
+  ASSERT(strstr(err.msg, "at byte 4") != NULL);
 }
 
 static void
@@ -100,13 +151,11 @@ test_depth_ignores_strings(void)
 {
   const char *s = "[\"[[[[{{{{\",{\"]]]]\":\"{{{{\"}]";
 
-  ASSERT_EQ(mcp_json_depth(s, strlen(s), 10), 2);
   ASSERT_EQ(parse_str(s, 2), 0);
   ASSERT_EQ(parse_str(s, 1), MCP_ETOOBIG);
   /* Escaped quotes don't end the string; an escaped backslash does not
    * escape the closing quote. */
   s = "[\"\\\"[[[[\",\"\\\\\",[\"\\\\\\\"{{\"]]";
-  ASSERT_EQ(mcp_json_depth(s, strlen(s), 10), 2);
   ASSERT_EQ(parse_str(s, 2), 0);
   ASSERT_EQ(parse_str(s, 1), MCP_ETOOBIG);
   s = "\"[[[[[[[[[[[[[[[[[[[[\"";
@@ -124,7 +173,6 @@ test_depth_limit_arrays(void)
     char *at = nested_arrays(limit);
     char *over = nested_arrays(limit + 1);
 
-    ASSERT_EQ(mcp_json_depth(at, strlen(at), limit), limit);
     ASSERT_EQ(parse_str(at, limit), 0);
     ASSERT_EQ(parse_str(over, limit), MCP_ETOOBIG);
     ASSERT_EQ(parse_str(over, limit + 1), 0);
@@ -176,8 +224,8 @@ test_hostile_nesting(void)
   ASSERT_NOT_NULL(s);
   memset(s, '[', n);
   ASSERT_EQ(parse_code(s, n, MCP_DEFAULT_MAX_DEPTH), MCP_ETOOBIG);
-  ASSERT_EQ(mcp_json_depth(s, n, MCP_DEFAULT_MAX_DEPTH),
-            MCP_DEFAULT_MAX_DEPTH + 1);
+  /* With no bound of the caller's, the checker's own holds. */
+  ASSERT_EQ(mcp_json_check(s, n, 0, NULL), MCP_ETOOBIG);
   free(s);
 }
 
@@ -222,7 +270,8 @@ test_trailing_data(void)
   }
   mcp_error_clear(&err);
   ASSERT_NULL(mcp_json_parse("{}  x", 5, 16, &err));
-  ASSERT_STR_EQ(err.msg, "trailing data after JSON value at byte 4");
+  ASSERT_STR_EQ(err.msg, "malformed JSON at byte 4: trailing data after "
+                "the value");
   /* A NUL byte inside the given length is trailing data too. */
   ASSERT_EQ(parse_code("{}\0", 3, 16), MCP_EJSON);
   ASSERT_EQ(parse_code("{} \0 ", 5, 16), MCP_EJSON);
@@ -287,7 +336,8 @@ test_values_and_getters(void)
 int
 main(void)
 {
-  RUN_TEST(test_depth_counts);
+  RUN_TEST(test_check_depth);
+  RUN_TEST(test_check_strict);
   RUN_TEST(test_depth_ignores_strings);
   RUN_TEST(test_depth_limit_arrays);
   RUN_TEST(test_depth_limit_objects);
