@@ -52,6 +52,9 @@ struct mcp_http_s {
   unsigned oom : 1;
   unsigned cancelled : 1;
   unsigned finished : 1;         /* on_done has started */
+  unsigned send_once : 1;        /* see mcp_http_opts_t */
+  unsigned sent : 1;             /* libcurl began sending this issue of it */
+  unsigned resend_refused : 1;
 };
 
 static void on_flush(mcp_curl_xfer_t *x);
@@ -409,6 +412,28 @@ set_method(mcp_http_t *req, int with_body)
   }
 }
 
+/* CURLOPT_PREREQFUNCTION: libcurl is about to send the request on a
+ * connection. A second time for the same issue of the request is its
+ * silent retry after a reused connection died: refused for a request
+ * that must not run twice. */
+static int
+on_prereq(void *ud, char *primary_ip, char *local_ip, int primary_port,
+          int local_port)
+{
+  mcp_http_t *req = ud;
+
+  MCP_UNUSED(primary_ip);
+  MCP_UNUSED(local_ip);
+  MCP_UNUSED(primary_port);
+  MCP_UNUSED(local_port);
+  if (req->sent && req->send_once) {
+    req->resend_refused = 1;
+    return CURL_PREREQFUNC_ABORT;
+  }
+  req->sent = 1;
+  return CURL_PREREQFUNC_OK;
+}
+
 /* Re-issues the request to req->redirect_url (same origin, checked). */
 static int
 follow_redirect(mcp_http_t *req, mcp_error_t *err)
@@ -433,6 +458,7 @@ follow_redirect(mcp_http_t *req, mcp_error_t *err)
   req->redirects_left--;
   reset_response(req);
   req->skipping = 0;
+  req->sent = 0;      /* the server asked for this one */
   req->errbuf[0] = '\0';
   return mcp_curl_uv_add(req->cu, &req->x, err);
 }
@@ -457,7 +483,11 @@ on_xfer_done(mcp_curl_xfer_t *x, CURLcode rc)
     if (!req->cancelled)
       deliver(req);                   /* what the last flush left */
     detail = req->errbuf[0] ? req->errbuf : curl_easy_strerror(rc);
-    if (req->cancelled && !req->oom) {
+    if (req->resend_refused) {
+      mcp_error_set(&err, MCP_ECLOSED, "the connection closed after the "
+                    "request was sent and before any answer: the server "
+                    "may have received it, so it was not sent again");
+    } else if (req->cancelled && !req->oom) {
       mcp_error_set(&err, MCP_ECANCELED, "HTTP request cancelled");
     } else if (req->headers_too_big) {
       mcp_error_set(&err, MCP_ETOOBIG, "HTTP response headers exceed %u "
@@ -604,6 +634,8 @@ set_options(mcp_http_t *req, const mcp_http_opts_t *o)
       add_header(req, "Expect:") != 0)
     return -1;
   curl_easy_setopt(e, CURLOPT_HTTPHEADER, req->headers);
+  curl_easy_setopt(e, CURLOPT_PREREQFUNCTION, on_prereq);
+  curl_easy_setopt(e, CURLOPT_PREREQDATA, req);
   set_method(req, req->body != NULL);
   return 0;
 }
@@ -642,6 +674,7 @@ mcp_http_start(mcp_curl_uv_t *cu, const mcp_http_opts_t *o,
   req->cb = *cb;
   req->ud = ud;
   req->max_size = o->max_size;
+  req->send_once = o->send_once != 0;
   req->redirects_left = o->max_redirects;
   req->method = dup_string(method);
   req->origin_url = dup_string(o->url);

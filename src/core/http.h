@@ -12,7 +12,9 @@
  *                                long stream (SSE) costs no memory;
  *   on_done(err)                 exactly once: err == NULL on success, else
  *                                MCP_ECANCELED, MCP_ETIMEDOUT, MCP_ETOOBIG,
- *                                MCP_ENOMEM or MCP_EIO (a transport failure;
+ *                                MCP_ENOMEM, MCP_ECLOSED (a send_once
+ *                                request that libcurl would have sent
+ *                                again) or MCP_EIO (a transport failure;
  *                                mcp_http_curl_code/_curl_error give the
  *                                raw CURLcode and CURLOPT_ERRORBUFFER text).
  * An HTTP error status is not an error here: the status is reported.
@@ -75,6 +77,12 @@ typedef struct mcp_http_opts_s {
   int url_checked;             /* 1: url passed mcp_http_check_url: a
                                 * transport checks its URL once, not per
                                 * request */
+  int send_once;               /* 1: the request is not safe to repeat.
+                                * libcurl sends a request again on a new
+                                * connection when the reused one dies
+                                * before any answer byte, though the
+                                * server may have received it; such a
+                                * request fails with MCP_ECLOSED instead */
 } mcp_http_opts_t;
 
 /* 0 when url is an absolute http:// or https:// URL; MCP_EINVAL (or
