@@ -59,6 +59,8 @@ typedef struct xfer_s {
   mcp_buf_t body;               /* a JSON answer, or an error's start */
   mcp_sse_t sse;
   char *last_id;                /* the stream's last event id */
+  char *location;               /* a 3xx's Location, for its error */
+  char content_type[64];        /* of a 2xx, for its error */
   int attempts;                 /* resumptions of this request so far */
   struct xfer_s *prev, *next;
 } xfer_t;
@@ -133,6 +135,22 @@ set_string(char **slot, const char *value, size_t len)
     memcpy(*slot, value, len);
     (*slot)[len] = '\0';
   }
+}
+
+/* Copies up to len bytes of what a server sent into out (cap > 0), for a
+ * message: control bytes and bytes past ASCII become '?', and the text is
+ * cut to fit. */
+static void
+printable_copy(char *out, size_t cap, const char *in, size_t len)
+{
+  size_t i;
+
+  if (len > cap - 1)
+    len = cap - 1;
+  for (i = 0; i < len; i++)
+    out[i] = in[i] >= 0x20 && in[i] < 0x7f ? in[i] : (in[i] == '\n' ||
+             in[i] == '\r' || in[i] == '\t' ? ' ' : '?');
+  out[len] = '\0';
 }
 
 static uint64_t
@@ -264,6 +282,7 @@ xfer_free(xfer_t *x)
   mcp_sse_free(&x->sse);
   free(x->text);
   free(x->last_id);
+  free(x->location);
   free(x);
 }
 
@@ -327,6 +346,9 @@ start(http_transport_t *t, xkind_t kind, const char *url, const char *text,
   o.key = t->key;
   o.insecure = t->insecure;
   o.url_checked = 1;  /* at creation; an endpoint URL is on its origin */
+  /* A request must not run twice unnoticed (a tool call); notifications
+   * and our answers to the server may be sent again. */
+  o.send_once = kind == X_POST && request_id != 0;
   if (mcp_http_start(t->cu, &o, &http_cb, x, &x->req, err) != 0) {
     xfer_free(x);
     return NULL;
@@ -353,6 +375,14 @@ on_listen_timer(uv_timer_t *timer)
   start_listener(t);
 }
 
+/* (Re)starts the GET stream's idle watchdog. uv_timer_again would do
+ * nothing here: the timer has no repeat value. */
+static void
+watch_idle(http_transport_t *t)
+{
+  uv_timer_start(&t->listen_timer, on_listen_timer, (uint64_t) t->idle_ms, 0);
+}
+
 static void
 start_listener(http_transport_t *t)
 {
@@ -366,7 +396,7 @@ start_listener(http_transport_t *t)
     lose(t, "cannot open the server's event stream: %s", err.msg);
     return;
   }
-  uv_timer_start(&t->listen_timer, on_listen_timer, (uint64_t) t->idle_ms, 0);
+  watch_idle(t);
 }
 
 static void
@@ -478,16 +508,20 @@ on_headers(mcp_http_t *req, int status, const mcp_http_header_t *headers,
   http_transport_t *t = x->t;
   size_t i;
 
-  MCP_UNUSED(req);
   x->status = status;
   if (status < 200 || status > 299) {
     mcp_buf_init(&x->body, ERROR_BODY_MAX); /* keep the start, for errors */
+    if (mcp_http_redirect_url(req) != NULL)
+      set_string(&x->location, mcp_http_redirect_url(req),
+                 strlen(mcp_http_redirect_url(req)));
     return;
   }
   if (x->kind == X_POST)
     t->decided = 1; /* the server speaks Streamable HTTP (or legacy) */
   for (i = 0; i < n; i++) {
     if (header_is(&headers[i], "content-type")) {
+      printable_copy(x->content_type, sizeof x->content_type,
+                     headers[i].value, strlen(headers[i].value));
       if (strncasecmp(headers[i].value, "text/event-stream", 17) == 0)
         x->is_sse = 1;
       else if (strncasecmp(headers[i].value, "application/json", 16) == 0)
@@ -506,7 +540,7 @@ on_data(mcp_http_t *req, const char *data, size_t len, void *ud)
 
   x->got_data = 1;
   if (x->kind == X_LISTEN)
-    uv_timer_again(&x->t->listen_timer);
+    watch_idle(x->t);
   if (x->is_sse) {
     mcp_sse_feed(&x->sse, data, len);
     return;
@@ -523,18 +557,24 @@ on_data(mcp_http_t *req, const char *data, size_t len, void *ud)
   }
 }
 
-/* What to say about a failed HTTP status, with the start of its body. */
+/* What to say about a failed HTTP status: a redirect's target, or the
+ * start of the body. The server's bytes are shown printable only. */
 static void
 status_message(xfer_t *x, char *out, size_t cap)
 {
-  size_t i;
+  char shown[200];
+  int n;
 
-  snprintf(out, cap, "HTTP %d%s%.200s", x->status, x->body.len ? ": " : "",
-           x->body.len ? x->body.data : "");
-  for (i = 0; out[i]; i++) {
-    if (out[i] == '\n' || out[i] == '\r')
-      out[i] = ' ';
+  if (x->location != NULL) {
+    printable_copy(shown, sizeof shown, x->location, strlen(x->location));
+    snprintf(out, cap, "HTTP %d redirect to %s, not followed", x->status,
+             shown);
+    return;
   }
+  printable_copy(shown, sizeof shown, x->body.data, x->body.len);
+  n = snprintf(out, cap, "HTTP %d", x->status);
+  if (x->body.len > 0 && n > 0 && (size_t) n < cap)
+    snprintf(out + n, cap - (size_t) n, ": %s", shown);
 }
 
 static void
@@ -570,7 +610,7 @@ post_done(http_transport_t *t, xfer_t *x, const mcp_error_t *err)
       /* The POST carried one request: it is that request's answer. */
       char size[32];
 
-      snprintf(size, sizeof size, "%zu", x->body.len);
+      snprintf(size, sizeof size, "%zu", t->max_message);
       fail_request(t, x->request_id, MCP_ETOOBIG, x->status,
                    "the answer exceeds the limit of %s bytes", size);
       return;
@@ -587,10 +627,20 @@ post_done(http_transport_t *t, xfer_t *x, const mcp_error_t *err)
     else if (err != NULL)
       fail_request(t, x->request_id, MCP_ECLOSED, x->status,
                    "the answer's stream broke: %s", err->msg);
-    else if (x->is_sse || !x->is_json)
+    else if (!x->is_sse && !x->is_json)
+      fail_request(t, x->request_id, MCP_EPROTO, x->status,
+                   "the server's answer is %s, neither application/json "
+                   "nor text/event-stream", x->content_type[0]
+                   ? x->content_type : "without a Content-Type");
+    else
       fail_request(t, x->request_id, MCP_EPROTO, x->status,
                    "the server ended the answer's stream without %s",
                    "an answer");
+    return;
+  }
+  if (x->status == 0 && err != NULL && err->code == MCP_ECLOSED) {
+    /* Sent, then the connection died: not sent again (send_once). */
+    fail_request(t, x->request_id, MCP_ECLOSED, 0, "%s", err->msg);
     return;
   }
   if (x->status == 0) {
