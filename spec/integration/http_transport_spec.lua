@@ -179,6 +179,8 @@ describe("an HTTP server that misbehaves", function()
         local client <close> = assert(connect(srv, { max_message = 64 * 1024 }))
         local _, err = client:call_tool("huge_json", { bytes = 1024 * 1024 })
         assert.equal("ETOOBIG", err.code)
+        -- The limit, not the bytes that happened to be buffered (issue 11).
+        assert.matches("the answer exceeds the limit of 65536 bytes", err.message, 1, true)
         assert(client:call_tool("huge_json", { bytes = 1000 }))
       end)
     end)
