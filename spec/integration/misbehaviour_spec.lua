@@ -6,12 +6,7 @@ local core = require "mcp.core"
 
 local function elapsed_ms(t0) return core.now() - t0 end
 
-local function peak_rss_kb()
-  for line in io.lines("/proc/self/status") do
-    local kb = line:match("^VmHWM:%s*(%d+)")
-    if kb then return tonumber(kb) end
-  end
-end
+local peak_rss_kb = fixture.peak_rss_kb
 
 describe("a server that crashes in the middle of a call", function()
   it("fails the pending call with ECLOSED within 1 s, with its stderr", function()

@@ -72,6 +72,14 @@ end
 --- (`$!`) to a third one; os.execute returns at once. stop() (call it in
 --- the spec's teardown) sends SIGTERM, waits until /proc/<pid> is gone
 --- (SIGKILL after 5 s) and removes the temp files.
+--- The peak resident memory of this (the test) process, in KiB.
+function M.peak_rss_kb()
+  for line in io.lines("/proc/self/status") do
+    local kb = line:match("^VmHWM:%s*(%d+)")
+    if kb then return tonumber(kb) end
+  end
+end
+
 --- The pid of this (the test) process.
 function M.own_pid()
   local f = assert(io.open("/proc/self/stat", "r"))

@@ -186,9 +186,10 @@ hex_digit(char ch)
          (ch >= 'A' && ch <= 'F');
 }
 
-/* 1 for the bytes that end the plain run of a string: '"', '\\' and the
- * control characters. One load per byte where three comparisons were. */
-static const unsigned char string_stop[256] = {
+/* 1 for the bytes that end the plain run of a JSON string: '"', '\\'
+ * and the control characters. One load per byte where three comparisons
+ * were; the Lua decoder uses it too. */
+const unsigned char mcp__json_string_stop[256] = {
   1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
   1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
   0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,   /* '"' */
@@ -207,7 +208,7 @@ check_string(check_t *c, int is_key)
   while (s < c->end) {
     unsigned char b;
 
-    while (s < c->end && !string_stop[(unsigned char) *s])
+    while (s < c->end && !mcp__json_string_stop[(unsigned char) *s])
       s++;
     if (s >= c->end)
       break;

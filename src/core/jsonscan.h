@@ -38,6 +38,10 @@ int mcp_json_members(const char *text, size_t len, int max_depth,
 int mcp_json_check(const char *text, size_t len, int max_depth,
                    mcp_error_t *err);
 
+/* 1 for the bytes that end the plain run of a JSON string ('"', '\\',
+ * control characters), 0 for the others. */
+extern const unsigned char mcp__json_string_stop[256];
+
 /* The member with this (escape-free) key, or NULL. */
 const mcp_json_member_t *mcp_json_member(const mcp_json_member_t *m,
                                          size_t n, const char *key);

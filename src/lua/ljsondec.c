@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jsonscan.h"
 #include "lutil.h"
 
 /* Object keys repeat ("name", "type", "properties"...): in a large text,
@@ -39,24 +40,12 @@ typedef struct {
 
 static int value(dec_t *d);
 
-/* 1 for the bytes that end the plain run of a string: '"', '\\' and the
- * control characters (an error, or an escape to decode). One load per
- * byte where three comparisons were. */
-static const unsigned char string_stop[256] = {
-  1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-  1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-  0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,   /* '"' */
-  0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-  0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-  0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0,   /* '\\' */
-};
-
 /* The end of the plain run of a string starting at s: the first stop
  * byte, or end. */
 static const char *
 plain_run(const char *s, const char *end)
 {
-  while (s < end && !string_stop[(unsigned char) *s])
+  while (s < end && !mcp__json_string_stop[(unsigned char) *s])
     s++;
   return s;
 }
