@@ -80,6 +80,19 @@ for _, transport in ipairs{ "stdio", "http" } do
       end)
     end)
 
+    it("makes the input check a 12-second regex: ETOOBIG, and nothing is sent", function()
+      run_async(function()
+        with_client(transport, function(client)
+          local r, err = client:call_tool("regex_freeze_in", { s = string.rep("a", 300000) })
+          assert.is_nil(r)   -- the server would have answered "ran"
+          assert.equal("ETOOBIG", err.code)
+          assert.matches("could not be checked against the inputSchema: validation stopped after",
+            err.message, 1, true)
+          assert.equal("ran", assert(client:call_tool("regex_freeze_in", { s = "aab" })).content[1].text)
+        end)
+      end)
+    end)
+
     it("forges an answer under the key \"id\\u0000\": the real answer is taken", function()
       run_async(function()
         with_client(transport, function(client, bad)
