@@ -15,6 +15,7 @@ local M = {
   prun = task.prun,
   spawn = task.spawn,
   sleep = task.sleep,
+  on_error = task.on_error,
   connect = client.connect,
   errors = errors,
   http = require "mcp.http",

@@ -10,13 +10,31 @@ local live = 0          -- how many
 local failure = nil     -- the first task error, with its traceback
 local running = false   -- inside M.run
 
+-- Where a task that fails outside mcp.run is reported (no run is there to
+-- raise it): stderr unless mcp.on_error says otherwise.
+local function default_on_error(traceback)
+  io.stderr:write("mcp: a task failed: ", traceback, "\n")
+end
+local on_error = default_on_error
+
 local function record_failure(co, err)
-  if failure then return end
-  local text = tostring(err)
-  if type(err) == "table" and getmetatable(err) and getmetatable(err).__tostring then
-    text = tostring(err)
+  local traceback = debug.traceback(co, tostring(err))
+  if not running then
+    on_error(traceback, err)
+  elseif not failure then
+    failure = { err = err, traceback = traceback }
   end
-  failure = { err = err, traceback = debug.traceback(co, text) }
+end
+
+--- syntax: mcp.on_error(fn)
+--- fn(traceback, err) hears of every task that fails outside mcp.run
+--- (inside it, the first failure ends the run and is raised). nil restores
+--- the default, which writes the traceback to stderr.
+function M.on_error(fn)
+  if fn ~= nil and type(fn) ~= "function" then
+    error("bad argument #1 to 'on_error' (function or nil expected)", 2)
+  end
+  on_error = fn or default_on_error
 end
 
 -- What a task's body returns when it ends, so that resume knows a task
@@ -147,9 +165,19 @@ end
 --- syntax: ok, ... = mcp.prun(fn, ...)
 --- Runs fn as the first task and the loop until every task has ended and
 --- every handle is closed. Returns true and fn's results, or false and the
---- first task error (with its traceback) when any task failed.
+--- first task error (with its traceback) when any task failed. Inside a
+--- task of a loop that already runs (a script of `luamcp run`), fn runs
+--- in that task, as a protected call.
 function M.prun(fn, ...)
-  if running then
+  if running and M.in_task() then
+    local err_obj
+    local res = table.pack(xpcall(fn, function(err)
+      err_obj = err
+      return debug.traceback(tostring(err), 2)
+    end, ...))
+    if not res[1] then return false, res[2], err_obj end
+    return table.unpack(res, 1, res.n)
+  elseif running then
     error("mcp.run: the loop is already running (use mcp.spawn)", 2)
   end
   running, failure = true, nil

@@ -66,9 +66,59 @@ describe("tasks", function()
     assert.matches("can never happen", err)
   end)
 
-  it("refuses to nest mcp.run", function()
-    local ok, err = mcp.prun(function() mcp.run(function() end) end)
-    assert.is_false(ok)
-    assert.matches("already running", err)
+  -- Issue 12: the README's first example, pasted into a script that
+  -- `luamcp run` runs as a task, calls mcp.run inside the running loop.
+  it("runs a nested mcp.run in the current task, waits included", function()
+    local a, b = mcp.run(function()
+      local x = mcp.run(function() mcp.sleep(0.01); return "inner" end)
+      return x, coroutine.running()
+    end)
+    assert.equal("inner", a)
+    assert.equal("thread", type(b))
+    local ok, inner_ok, traceback, obj = mcp.prun(function()
+      return mcp.prun(function() error(setmetatable({ code = "X" },
+        { __tostring = function() return "X!" end })) end)
+    end)
+    assert.is_true(ok)          -- the outer run: the inner one caught it
+    assert.is_false(inner_ok)
+    assert.matches("X!", traceback, 1, true)
+    assert.equal("X", obj.code)
+    assert.has_error(function() mcp.run(function() error("raised") end) end)
+  end)
+
+  it("refuses mcp.run from a callback of the running loop (not a task)", function()
+    local ok, err = mcp.prun(function()
+      local inner_ok, inner_err
+      task.await(function(done)
+        return core.timer(1, function()
+          inner_ok, inner_err = pcall(mcp.run, function() end)
+          done()
+        end)
+      end)
+      return inner_ok, inner_err
+    end)
+    assert.is_true(ok)
+    assert.is_false(err)
+  end)
+
+  -- Issue 12: a task spawned outside mcp.run that raises was lost silently.
+  it("reports a task that fails outside mcp.run to mcp.on_error", function()
+    local seen = {}
+    mcp.on_error(function(traceback, err) seen[#seen + 1] = { traceback, err } end)
+    mcp.spawn(function() error("lost?") end)
+    mcp.on_error(nil)
+    assert.equal(1, #seen)
+    assert.matches("lost%?", seen[1][1])
+    assert.matches("stack traceback", seen[1][1])
+    assert.has_error(function() mcp.on_error(42) end)
+  end)
+
+  it("writes a task that fails outside mcp.run to stderr by default", function()
+    local p = assert(io.popen([[lua5.4 -e 'package.path="./lua/?.lua;./lua/?/init.lua;"..package.path
+      package.cpath="./]] .. (os.getenv("MCP_BUILD_DIR") or "build") .. [[/?.so;"..package.cpath
+      local mcp = require "mcp"; mcp.spawn(function() error("to stderr") end)' 2>&1]]))
+    local out = p:read("a")
+    p:close()
+    assert.matches("mcp: a task failed: .*to stderr", out)
   end)
 end)
