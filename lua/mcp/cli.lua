@@ -1,6 +1,8 @@
 --- mcp.cli: the luamcp command line. Parses arguments and runs one
 --- command; every failure becomes one line on stderr and a non-zero exit.
 local mcp = require "mcp"
+local core = require "mcp.core"
+local task = require "mcp.task"
 
 local M = {}
 
@@ -70,9 +72,33 @@ local function connect(opts, command)
   }
 end
 
--- Runs fn inside mcp.prun and turns any failure into one line.
+-- syntax: ok, ... , signum = prun_interruptible(fn, ...)
+-- mcp.prun, ended in order by SIGINT or SIGTERM: pending calls fail, every
+-- server is shut down with the usual ladder (a stdio server has its own
+-- process group: the terminal's Ctrl-C does not reach it), and the number
+-- of the signal is returned after prun's results.
+local function prun_interruptible(fn, ...)
+  local signum
+  local function on_signal(name, n)
+    signum = signum or n
+    task.interrupt("interrupted by " .. name)
+  end
+  core.on_signal("SIGINT", on_signal)
+  core.on_signal("SIGTERM", on_signal)
+  local res = table.pack(mcp.prun(fn, ...))
+  core.on_signal("SIGINT", nil)
+  core.on_signal("SIGTERM", nil)
+  return signum, table.unpack(res, 1, res.n)
+end
+
+-- Runs fn inside mcp.prun and turns any failure into one line; a signal
+-- exits with 128 + its number, as shells do.
 local function run_task(fn)
-  local ok, code_or_err, err_obj = mcp.prun(fn)
+  local signum, ok, code_or_err, err_obj = prun_interruptible(fn)
+  if signum then
+    fail(code_or_err)
+    return 128 + signum
+  end
   if not ok then return fail(err_obj or code_or_err) end
   return code_or_err or 0
 end
@@ -147,10 +173,10 @@ function M.run(argv)
   for i = 3, #argv do script_arg[#script_arg + 1] = argv[i] end
   script_arg[-1] = argv[0]
   _G.arg = script_arg
-  local ok, err_text = mcp.prun(chunk, table.unpack(script_arg))
+  local signum, ok, err_text = prun_interruptible(chunk, table.unpack(script_arg))
   if not ok then
     io.stderr:write("luamcp: ", tostring(err_text), "\n")
-    return 1
+    return signum and 128 + signum or 1
   end
   return 0
 end

@@ -200,6 +200,17 @@ function M.prun(fn, ...)
   return true, table.unpack(results or {}, 1, results and results.n or 0)
 end
 
+--- syntax: task.interrupt(message)
+--- Ends the running mcp.run as a failure with message: its tasks are
+--- closed where they wait (their <close> variables run), and the
+--- connections left open are closed, servers shut down, before it
+--- returns. No-op outside mcp.run or once a task has failed.
+function M.interrupt(message)
+  if running and not failure then
+    failure = { err = message, traceback = message }
+  end
+end
+
 --- syntax: ... = mcp.run(fn, ...)
 --- As prun, but raises the first task error.
 function M.run(fn, ...)

@@ -202,6 +202,7 @@ ctx_create(lua_State *L)
   lua_pop(L, 1);
   ctx->error_ref = LUA_NOREF;
   ctx->array_mt_ref = LUA_NOREF;
+  ctx->signal_refs[0] = ctx->signal_refs[1] = ctx->signal_refs[2] = LUA_NOREF;
   ctx->max_depth = MCP_DEFAULT_MAX_DEPTH;
   lua_newtable(L);
   lua_pushcfunction(L, ctx_gc);
@@ -247,6 +248,7 @@ luaopen_mcp_core(lua_State *L)
   lmcp_open_http(L);
   lmcp_open_sys(L);
   lmcp_open_index(L);
+  lmcp_open_signal(L);
   lmcp_errnames(L);
   lua_setfield(L, -2, "errors");
   lua_pushliteral(L, MCP_VERSION);

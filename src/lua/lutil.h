@@ -26,6 +26,9 @@ typedef struct lmcp_ctx_s {
   lmcp_timer_t *timers;  /* live Lua timers, closed at state close */
   int max_depth;         /* JSON nesting limit for conversions */
   int array_mt_ref;      /* the shared array metatable */
+  uv_signal_t signals[3]; /* SIGINT, SIGTERM, SIGHUP (lsignal.c); data is
+                             NULL until first watched */
+  int signal_refs[3];    /* their Lua functions */
 } lmcp_ctx_t;
 
 lmcp_ctx_t *lmcp_ctx(lua_State *L);
@@ -87,6 +90,7 @@ void lmcp_open_schema(lua_State *L);
 void lmcp_open_http(lua_State *L);
 void lmcp_open_sys(lua_State *L);
 void lmcp_open_index(lua_State *L);
+void lmcp_open_signal(lua_State *L);
 
 /* A compiled schema userdata at idx, or NULL; and the nil, ESCHEMA err
  * (with path, keyword, schema_path) for a failed validation. */
