@@ -248,3 +248,29 @@ describe("luamcp call against a hostile server", function()
     end
   end)
 end)
+
+describe("an HTTP URL that serves neither transport", function()
+  it("fails to connect with what the POST and the legacy GET each got", function()
+    run_async(function()
+      local srv <close> = fixture.http_server("hostile", { "--http" })
+      local client, err = mcp.connect{ url = srv.url("/wrong-path") }
+      assert.is_nil(client)
+      assert.equal("ECLOSED", err.code)
+      assert.matches("the Streamable HTTP POST got HTTP 404: Not Found; "
+        .. "the legacy HTTP+SSE GET got HTTP 404: Not Found", err.message, 1, true)
+    end)
+  end)
+end)
+
+describe("a server of the 2026-07-28 era only, over HTTP", function()
+  it("is reported as a version it does not speak, without a legacy fallback", function()
+    run_async(function()
+      local srv <close> = fixture.http_server("hostile", { "--http", "--modern-only" })
+      local client, err = mcp.connect{ url = srv.url("/mcp") }
+      assert.is_nil(client)
+      assert.equal("EVERSION", err.code)
+      assert.equal(-32022, err.rpc_code)
+      assert.matches("Unsupported protocol version", err.message, 1, true)
+    end)
+  end)
+end)

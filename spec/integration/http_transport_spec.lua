@@ -50,6 +50,26 @@ describe("server-everything over Streamable HTTP", function()
   end)
 end)
 
+describe("server-everything over Streamable HTTP, restarted", function()
+  -- It answers a session id it does not know with HTTP 400 and a JSON-RPC
+  -- error "no valid session ID" (not the specification's 404): every call
+  -- failed with EHTTP 400 from then on (issue 12).
+  it("starts a new session: the next 5 calls succeed", function()
+    run_async(function()
+      local srv <close> = fixture.http_server("everything_http", { "streamableHttp" })
+      local port = srv.port
+      local client <close> = assert(mcp.connect{ url = srv.url("/mcp"), on_log = function() end })
+      assert(client:call_tool("get-sum", { a = 1, b = 1 }))
+      srv.stop()
+      local again <close> = fixture.http_server("everything_http", { "streamableHttp", tostring(port) })
+      for i = 1, 5 do
+        local r = assert(client:call_tool("get-sum", { a = i, b = 10 }))
+        assert.matches(tostring(i + 10), r.content[1].text, 1, true)
+      end
+    end, 40)
+  end)
+end)
+
 describe("server-everything over the legacy HTTP+SSE transport", function()
   it("is found by auto mode's fallback and works", function()
     run_async(function()

@@ -19,6 +19,8 @@
 #define MCP_RPC_METHOD_NOT_FOUND (-32601)
 #define MCP_RPC_INVALID_PARAMS (-32602)
 #define MCP_RPC_INTERNAL_ERROR (-32603)
+/* MCP: the server does not speak the protocol version asked for. */
+#define MCP_RPC_UNSUPPORTED_VERSION (-32022)
 
 typedef enum {
   MCP_MSG_INVALID = 0,

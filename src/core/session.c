@@ -48,6 +48,18 @@ on_initialized(void *data, const mcp_error_t *err, const cJSON *result)
   mcp_error_t e;
 
   s->initializing = 0;
+  if (err != NULL && err->code == MCP_ERPC &&
+      err->rpc_code == MCP_RPC_UNSUPPORTED_VERSION) {
+    /* A server of the stateless era (2026-07-28) answers so, on stdio
+     * and over HTTP alike. */
+    mcp_error_set(&e, MCP_EVERSION, "the server does not speak 2025-11-25 "
+                  "or an earlier revision (%.150s); luamcp speaks "
+                  "2025-11-25, 2025-06-18, 2025-03-26 and 2024-11-05",
+                  err->msg);
+    e.rpc_code = err->rpc_code;
+    cb(s->data, &e, NULL);
+    return;
+  }
   if (err != NULL) {
     cb(s->data, err, NULL);
     return;

@@ -23,6 +23,7 @@
 #include "buf.h"
 #include "common.h"
 #include "http.h"
+#include "jsonscan.h"
 #include "sse.h"
 
 #define BACKOFF_MIN_MS 250u
@@ -115,6 +116,8 @@ struct http_transport_s {
   unsigned closing : 1;
   unsigned lost : 1;
   char last_error[256];         /* for diagnostics */
+  char fallback_why[300];       /* what the POST got, when auto mode fell
+                                 * back to the legacy transport */
 };
 
 static void start_listener(http_transport_t *t);
@@ -182,6 +185,16 @@ lose(http_transport_t *t, const char *fmt, const char *detail)
   t->lost = 1;
   mcp_error_set(&err, MCP_ECLOSED, fmt, detail);
   t->cb.on_lost(t->ud, &err);
+}
+
+/* lose() with two details. */
+static void
+lose2(http_transport_t *t, const char *fmt, const char *a, const char *b)
+{
+  char msg[700];
+
+  snprintf(msg, sizeof msg, fmt, a, b);
+  lose(t, "%s", msg);
 }
 
 static void
@@ -514,6 +527,11 @@ on_headers(mcp_http_t *req, int status, const mcp_http_header_t *headers,
     if (mcp_http_redirect_url(req) != NULL)
       set_string(&x->location, mcp_http_redirect_url(req),
                  strlen(mcp_http_redirect_url(req)));
+    for (i = 0; i < n; i++) {
+      if (header_is(&headers[i], "content-type") &&
+          strncasecmp(headers[i].value, "application/json", 16) == 0)
+        x->is_json = 1;
+    }
     return;
   }
   if (x->kind == X_POST)
@@ -599,6 +617,70 @@ switch_to_legacy(http_transport_t *t, xfer_t *x)
     lose(t, "cannot open the legacy SSE stream: %s", err.msg);
 }
 
+/* The JSON-RPC error a failed POST's body carries, when it is one: 1 if
+ * the body is a JSON-RPC error response whose id is id_text ("null" also
+ * matches a body without id, as server-everything sends), else 0. (The
+ * HTTP status says the request failed; the body may say why in the
+ * protocol's own terms.) */
+static int
+body_is_rpc_error(const xfer_t *x, const char *id_text)
+{
+  mcp_json_member_t m[8];
+  const mcp_json_member_t *id;
+  size_t n;
+
+  if (!x->is_json || x->body.len == 0 || x->body.len >= ERROR_BODY_MAX ||
+      mcp_json_check(x->body.data, x->body.len, 16, NULL) != 0 ||
+      mcp_json_members(x->body.data, x->body.len, 16, m, 8, &n) != 0 ||
+      mcp_json_member(m, n, "error") == NULL ||
+      mcp_json_member(m, n, "result") != NULL)
+    return 0;
+  id = mcp_json_member(m, n, "id");
+  if (id == NULL)
+    return strcmp(id_text, "null") == 0;
+  return id->value_len == strlen(id_text) &&
+         memcmp(id->value, id_text, id->value_len) == 0;
+}
+
+/* The answer the official TypeScript SDK's servers give for a session id
+ * they do not know (after a restart): 400 with a JSON-RPC error, id null,
+ * saying no valid session id was provided. */
+static int
+unknown_session(const xfer_t *x)
+{
+  size_t i;
+
+  if (x->status != 400 || !x->had_session || !body_is_rpc_error(x, "null"))
+    return 0;
+  for (i = 0; i + 10 <= x->body.len; i++) {
+    if (strncasecmp(x->body.data + i, "session id", 10) == 0)
+      return 1;
+  }
+  return 0;
+}
+
+/* The legacy transport's GET stream ended. After auto mode's fallback
+ * with no endpoint yet, neither transport worked: say what each got. */
+static void
+legacy_done(http_transport_t *t, xfer_t *x, const mcp_error_t *err)
+{
+  char got[300];
+
+  if (t->fallback_why[0] == '\0' || t->post_url != t->url) {
+    lose(t, "the legacy SSE stream ended%s", "");
+    return;
+  }
+  if (x->status >= 200 && x->status <= 299)
+    snprintf(got, sizeof got, "HTTP %d without an endpoint event",
+             x->status);
+  else if (x->status != 0)
+    status_message(x, got, sizeof got);
+  else
+    snprintf(got, sizeof got, "%s", err ? err->msg : "no answer");
+  lose2(t, "the server speaks neither transport: the Streamable HTTP POST "
+        "got %s; the legacy HTTP+SSE GET got %s", t->fallback_why, got);
+}
+
 static void
 post_done(http_transport_t *t, xfer_t *x, const mcp_error_t *err)
 {
@@ -649,19 +731,34 @@ post_done(http_transport_t *t, xfer_t *x, const mcp_error_t *err)
                  err ? err->msg : "no answer");
     return;
   }
-  if (x->may_fall_back && !t->decided &&
-      (x->status == 400 || x->status == 404 || x->status == 405)) {
-    switch_to_legacy(t, x);
-    return;
-  }
   status_message(x, msg, sizeof msg);
-  if (x->status == 404 && x->had_session) {
+  if ((x->status == 404 && x->had_session) || unknown_session(x)) {
     /* The session is gone: forget it; the owner initializes anew. */
     free(t->session_id);
     t->session_id = NULL;
     t->listening = 0;
-    fail_request(t, x->request_id, MCP_ESESSION, 404,
+    fail_request(t, x->request_id, MCP_ESESSION, x->status,
                  "the server's session expired (%s)", msg);
+    return;
+  }
+  if (x->request_id != 0) {
+    char id_text[24];
+
+    snprintf(id_text, sizeof id_text, "%llu",
+             (unsigned long long) x->request_id);
+    if (body_is_rpc_error(x, id_text)) {
+      /* The server refused the request in JSON-RPC terms (-32022 for a
+       * version it does not speak, say): that is its answer, and no
+       * reason to try the legacy transport. */
+      t->decided = 1;
+      deliver(t, x->body.data, x->body.len);
+      return;
+    }
+  }
+  if (x->may_fall_back && !t->decided &&
+      (x->status == 400 || x->status == 404 || x->status == 405)) {
+    snprintf(t->fallback_why, sizeof t->fallback_why, "%s", msg);
+    switch_to_legacy(t, x);
     return;
   }
   fail_request(t, x->request_id, MCP_EHTTP, x->status, "%s", msg);
@@ -688,7 +785,7 @@ listener_done(http_transport_t *t, xfer_t *x, const mcp_error_t *err)
     t->listening = 0; /* the server offers no GET stream */
     return;
   }
-  if (x->status == 404 && x->had_session) {
+  if ((x->status == 404 && x->had_session) || unknown_session(x)) {
     t->listening = 0; /* expired; the next POST says so too */
     return;
   }
@@ -751,7 +848,7 @@ on_done(mcp_http_t *req, const mcp_error_t *err, void *ud)
       }
       break;
     case X_LEGACY:
-      lose(t, "the legacy SSE stream ended%s", "");
+      legacy_done(t, x, err);
       break;
     case X_DELETE:
       break;

@@ -15,7 +15,7 @@ lmcp_push_error(lua_State *L, const mcp_error_t *err, const cJSON *data,
   lua_setfield(L, -2, "code");
   lua_pushstring(L, err->msg[0] ? err->msg : mcp_strerror(err->code));
   lua_setfield(L, -2, "message");
-  if (err->code == MCP_ERPC) {
+  if (err->code == MCP_ERPC || err->rpc_code != 0) {
     lua_pushinteger(L, err->rpc_code);
     lua_setfield(L, -2, "rpc_code");
   }
