@@ -2,7 +2,9 @@
 -- run_async(), which runs a test body as an mcp task with a watchdog and
 -- then checks that nothing was left running.
 package.path = "./lua/?.lua;./lua/?/init.lua;./?.lua;" .. package.path
-package.cpath = "./build/?.so;" .. package.cpath
+-- MCP_BUILD_DIR picks the build under test (make check-asan: build-asan).
+package.cpath = (os.getenv("MCP_BUILD_DIR") or "build") .. "/?.so;"
+  .. package.cpath
 
 local mcp = require "mcp"
 local core = require "mcp.core"

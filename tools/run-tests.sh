@@ -5,6 +5,31 @@
 set -u
 cd "$(dirname "$0")/.."
 BUILD_DIR="${BUILD_DIR:-build}"
+export MCP_BUILD_DIR="$BUILD_DIR"   # where the specs find mcp/core.so, luamcp
+
+# ASAN=1 (make check-asan): BUILD_DIR is a sanitizer build (MCP_SANITIZE=
+# address,undefined). The C tests and the specs run against it, busted's
+# lua5.4 with the ASan runtime preloaded; then the JSON specs run under
+# valgrind against VALGRIND_BUILD_DIR, where ASan cannot see (lua5.4 and
+# its heap are not instrumented). Conformance and benchmark: make check.
+ASAN="${ASAN:-0}"
+VALGRIND_BUILD_DIR="${VALGRIND_BUILD_DIR:-build}"
+busted=(lua5.4 /usr/bin/busted)
+if [ "$ASAN" = 1 ]; then
+  export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}"
+  export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
+  # The runtime core.so was linked with; unpreload.so keeps the preload
+  # from reaching the programs the specs start (tools/asan/unpreload.c).
+  asan_rt=$(ldd "$BUILD_DIR/mcp/core.so" 2>/dev/null | awk '/libasan/ { print $3 }')
+  if [ -z "$asan_rt" ] || [ ! -f "$BUILD_DIR/unpreload.so" ]; then
+    echo "run-tests.sh: $BUILD_DIR is not an ASan build (make check-asan)" >&2
+    exit 2
+  fi
+  preload="$asan_rt:$PWD/$BUILD_DIR/unpreload.so"
+  busted=(env "LD_PRELOAD=$preload" "${busted[@]}")
+  # MCP_LUA: the same lua5.4, for specs that start one loading mcp/core.so.
+  export MCP_LUA="env LD_PRELOAD=$preload lua5.4"
+fi
 LOG_DIR="$(mktemp -d)"
 trap 'rm -rf "$LOG_DIR"' EXIT
 passed=0
@@ -22,12 +47,13 @@ c_ok=$(grep -cE '^[0-9]+: ok ' "$LOG_DIR/ctest.log")
 c_bad=$(grep -cE 'Test +#[0-9]+: .*(\*\*\*|Failed|Not Run|Timeout)' "$LOG_DIR/ctest.log")
 if [ "$ctest_rc" -ne 0 ] && [ "$c_bad" -eq 0 ]; then c_bad=1; fi
 grep -E '^[0-9]+: (ok |.*(assert|failed))|Test +#' "$LOG_DIR/ctest.log"
+grep -A30 -E 'ERROR: [A-Za-z]+Sanitizer|runtime error:' "$LOG_DIR/ctest.log"
 echo "C tests: $c_ok passed, $c_bad failed"
 add "$c_ok" "$c_bad"
 
 # busted specs, in TAP so every case is counted.
 echo "== busted specs"
-lua5.4 /usr/bin/busted -o TAP "$@" >"$LOG_DIR/busted.log" 2>&1
+"${busted[@]}" -o TAP "$@" >"$LOG_DIR/busted.log" 2>&1
 busted_rc=$?
 cat "$LOG_DIR/busted.log"
 b_ok=$(grep -cE '^ok ' "$LOG_DIR/busted.log")
@@ -36,10 +62,35 @@ if [ "$busted_rc" -ne 0 ] && [ "$b_bad" -eq 0 ]; then b_bad=1; fi
 echo "busted specs: $b_ok passed, $b_bad failed"
 add "$b_ok" "$b_bad"
 
+# ASAN=1: the JSON specs under valgrind's memcheck; one more failure when
+# it reports any error, with its log.
+if [ "$ASAN" = 1 ]; then
+  echo "== JSON specs under valgrind ($VALGRIND_BUILD_DIR)"
+  MCP_BUILD_DIR="$VALGRIND_BUILD_DIR" valgrind --error-exitcode=99 \
+    --log-file="$LOG_DIR/valgrind.log" lua5.4 /usr/bin/busted -o TAP \
+    spec/unit/json_decoder_spec.lua spec/unit/json_spec.lua \
+    spec/unit/json_encoder_spec.lua >"$LOG_DIR/vg-busted.log" 2>&1
+  vg_rc=$?
+  cat "$LOG_DIR/vg-busted.log"
+  v_ok=$(grep -cE '^ok ' "$LOG_DIR/vg-busted.log")
+  v_bad=$(grep -cE '^not ok ' "$LOG_DIR/vg-busted.log")
+  if ! grep -q 'ERROR SUMMARY: 0 errors' "$LOG_DIR/valgrind.log"; then
+    cat "$LOG_DIR/valgrind.log"
+    echo "valgrind: memcheck reported errors (above)"
+    v_bad=$((v_bad + 1))
+  elif [ "$vg_rc" -ne 0 ] && [ "$v_bad" -eq 0 ]; then
+    v_bad=1
+  fi
+  echo "valgrind specs: $v_ok passed, $v_bad failed"
+  add "$v_ok" "$v_bad"
+fi
+
 # The official conformance suite's client scenarios, when installed (make
 # check installs it); authorization scenarios are expected failures.
 CONFORMANCE_DIR="${CONFORMANCE_DIR:-$PWD/.deps/conformance/0.1.16}"
-if [ -d "$CONFORMANCE_DIR/node_modules/@modelcontextprotocol/conformance" ]; then
+if [ "$ASAN" = 1 ]; then
+  echo "== conformance scenarios: run by make check, not with ASAN=1"
+elif [ -d "$CONFORMANCE_DIR/node_modules/@modelcontextprotocol/conformance" ]; then
   echo "== conformance scenarios"
   CONFORMANCE_DIR="$CONFORMANCE_DIR" tools/conformance/run-client-suite.sh \
     --expected-failures tools/conformance/expected-failures.yml -v \
@@ -63,7 +114,9 @@ fi
 
 # A short smoke run of the benchmark (no timing assertions), so that it
 # cannot rot: one test, passed when every phase completed.
-if [ -f "${DEPS_DIR:-.deps}/bench/node_modules/@modelcontextprotocol/sdk/package.json" ]; then
+if [ "$ASAN" = 1 ]; then
+  echo "== benchmark smoke run: run by make check, not with ASAN=1"
+elif [ -f "${DEPS_DIR:-.deps}/bench/node_modules/@modelcontextprotocol/sdk/package.json" ]; then
   echo "== benchmark smoke run"
   if BUILD_DIR="$BUILD_DIR" tools/bench/run.sh --smoke >"$LOG_DIR/bench.log" 2>&1 &&
      grep -q "^bench-smoke: ok" "$LOG_DIR/bench.log"; then

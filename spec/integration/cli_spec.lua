@@ -2,7 +2,7 @@
 -- one-line message with a non-zero exit for every failure.
 local fixture = require "spec.support.fixture"
 
-local LUAMCP = "./build/luamcp"
+local LUAMCP = (os.getenv("MCP_BUILD_DIR") or "build") .. "/luamcp"
 
 -- Runs a shell command; returns its exit code, stdout and stderr.
 local function run(cmd)

@@ -114,7 +114,8 @@ describe("tasks", function()
   end)
 
   it("writes a task that fails outside mcp.run to stderr by default", function()
-    local p = assert(io.popen([[lua5.4 -e 'package.path="./lua/?.lua;./lua/?/init.lua;"..package.path
+    -- MCP_LUA: a lua5.4 that can load this build's mcp.core (make check-asan).
+    local p = assert(io.popen((os.getenv("MCP_LUA") or "lua5.4") .. [[ -e 'package.path="./lua/?.lua;./lua/?/init.lua;"..package.path
       package.cpath="./]] .. (os.getenv("MCP_BUILD_DIR") or "build") .. [[/?.so;"..package.cpath
       local mcp = require "mcp"; mcp.spawn(function() error("to stderr") end)' 2>&1]]))
     local out = p:read("a")
