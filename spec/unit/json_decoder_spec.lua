@@ -50,6 +50,13 @@ describe("the one-pass JSON decoder", function()
   it("keeps integers exact where a double would round them", function()
     assert.equal(9007199254740993, core.json_decode("9007199254740993"))
     assert.equal("integer", math.type(core.json_decode("-9007199254740993")))
+    -- Every digit, negative ones too (issue 12: the last one was lost).
+    assert.equal(-9007199254740993, core.json_decode("-9007199254740993"))
+    assert.equal(math.maxinteger, core.json_decode("9223372036854775807"))
+    assert.equal(math.mininteger, core.json_decode("-9223372036854775808"))
+    -- Past 64 bits: a float, as near as a double gets.
+    assert.equal("float", math.type(core.json_decode("9223372036854775808")))
+    assert.equal(-1e19, core.json_decode("-10000000000000000000"))
   end)
 
   it("keeps an escaped NUL inside a string", function()

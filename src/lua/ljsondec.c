@@ -9,6 +9,7 @@
  * nesting deeper than the limit. Runs inside a protected call (it may
  * raise on memory errors); syntax errors are returned, not raised.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -261,6 +262,7 @@ number(dec_t *d)
   char buf[64], *end;
   size_t n;
   double v;
+  long long iv;
 
   if (s < d->end && *s == '-')
     s++;
@@ -288,17 +290,23 @@ number(dec_t *d)
     return fail(d, "number too long");
   memcpy(buf, d->p, n);
   buf[n] = '\0';
-  if (integral && n < 17) {
-    lua_pushinteger(d->L, (lua_Integer) strtoll(buf, &end, 10));
-  } else {
-    v = strtod(buf, &end);
-    if (!isfinite(v))
-      return fail(d, "number out of range");
-    if (floor(v) == v && fabs(v) <= 9007199254740992.0)
-      lua_pushinteger(d->L, (lua_Integer) v);
-    else
-      lua_pushnumber(d->L, v);
+  if (integral) {
+    /* Every digit of a 64-bit integer, negative ones included. */
+    errno = 0;
+    iv = strtoll(buf, &end, 10);
+    if (errno == 0) {
+      lua_pushinteger(d->L, (lua_Integer) iv);
+      d->p = s;
+      return 0;
+    }
   }
+  v = strtod(buf, &end);
+  if (!isfinite(v))
+    return fail(d, "number out of range");
+  if (floor(v) == v && fabs(v) <= 9007199254740992.0)
+    lua_pushinteger(d->L, (lua_Integer) v);
+  else
+    lua_pushnumber(d->L, v);
   d->p = s;
   return 0;
 }
