@@ -118,3 +118,31 @@ check-asan: deps build asan-build
 clean: clean-asan
 clean-asan:
 	rm -rf $(ASAN_BUILD_DIR)
+
+# Fuzzing (issue 11): the libFuzzer harnesses of test/fuzz (see its
+# README.md), built with clang in $(FUZZ_BUILD_DIR), a CMake project of
+# their own, so the normal build never sees clang or the sanitizers.
+# fuzz: each harness for FUZZ_SECONDS, growing $(FUZZ_BUILD_DIR)/corpus.
+# fuzz-smoke: each for 3 s from the committed corpus; make check runs it
+# through tools/run-tests.sh, so check needs clang too.
+
+FUZZ_BUILD_DIR ?= build-fuzz
+FUZZ_SECONDS ?= 60
+APT_PACKAGES += clang libclang-rt-dev
+
+.PHONY: fuzz-build fuzz fuzz-smoke clean-fuzz
+fuzz-build: apt-deps
+	cmake -S test/fuzz -B $(FUZZ_BUILD_DIR) -DCMAKE_C_COMPILER=clang >/dev/null
+	cmake --build $(FUZZ_BUILD_DIR) -j2
+
+fuzz: fuzz-build
+	FUZZ_BUILD_DIR=$(FUZZ_BUILD_DIR) test/fuzz/run.sh --seconds $(FUZZ_SECONDS)
+
+fuzz-smoke: fuzz-build
+	FUZZ_BUILD_DIR=$(FUZZ_BUILD_DIR) test/fuzz/run.sh --smoke
+
+check: fuzz-build
+
+clean: clean-fuzz
+clean-fuzz:
+	rm -rf $(FUZZ_BUILD_DIR)

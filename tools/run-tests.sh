@@ -129,5 +129,37 @@ elif [ -f "${DEPS_DIR:-.deps}/bench/node_modules/@modelcontextprotocol/sdk/packa
   fi
 fi
 
+# Fuzzing smoke run (test/fuzz, issue 11): the libFuzzer harnesses built
+# with clang in FUZZ_BUILD_DIR (build-fuzz), each run for a few seconds
+# from the committed corpus; one test per harness. Without clang every
+# harness counts as failed: make check installs it.
+FUZZ_BUILD_DIR="${FUZZ_BUILD_DIR:-build-fuzz}"
+FUZZ_NAMES="sse framing idscan jsonscan json jsonrpc jsondec schema regex"
+if [ "${ASAN:-0}" = 1 ]; then
+  echo "== fuzz smoke run: run by make check, not with ASAN=1"
+else
+  echo "== fuzz smoke run"
+  if ! command -v clang >/dev/null; then
+    echo "fuzz: clang is not installed (make check installs it)"
+    add 0 "$(echo $FUZZ_NAMES | wc -w)"
+  elif ! { cmake -S test/fuzz -B "$FUZZ_BUILD_DIR" \
+             -DCMAKE_C_COMPILER=clang >/dev/null &&
+           cmake --build "$FUZZ_BUILD_DIR" -j2 >"$LOG_DIR/fuzz-build.log" 2>&1; }; then
+    tail -20 "$LOG_DIR/fuzz-build.log"
+    echo "fuzz: the harnesses do not build"
+    add 0 "$(echo $FUZZ_NAMES | wc -w)"
+  else
+    FUZZ_BUILD_DIR="$FUZZ_BUILD_DIR" test/fuzz/run.sh --smoke $FUZZ_NAMES \
+      >"$LOG_DIR/fuzz.log" 2>&1
+    cat "$LOG_DIR/fuzz.log"
+    f_ok=$(grep -cE '^fuzz [a-z]+: ok' "$LOG_DIR/fuzz.log")
+    f_bad=$(grep -cE '^fuzz [a-z]+: FAILED' "$LOG_DIR/fuzz.log")
+    f_missing=$(( $(echo $FUZZ_NAMES | wc -w) - f_ok - f_bad ))
+    [ "$f_missing" -gt 0 ] && f_bad=$((f_bad + f_missing))
+    echo "fuzz smoke: $f_ok passed, $f_bad failed"
+    add "$f_ok" "$f_bad"
+  fi
+fi
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
