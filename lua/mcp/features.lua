@@ -86,7 +86,9 @@ end
 ---
 --- With opts.elicit, a call refused with EURLELICIT (-32042) runs the URL
 --- elicitations through the elicitation handler, waits for the server to
---- complete them, and is tried once more.
+--- say they are complete (opts.elicit_wait seconds at most, default 10;
+--- servers need not say so), and is tried once more: a second EURLELICIT is
+--- the final error, with its elicitations.
 --- Arguments are checked against the tool's inputSchema before anything is
 --- sent, and structuredContent against its outputSchema (ESCHEMA, with the
 --- raw result in err.result); see mcp.validation. The first call lists the

@@ -394,10 +394,17 @@ function Client:wait_elicitation(id, opts)
   end)
 end
 
+-- How long to wait for a URL elicitation's completion notice before trying
+-- the call again anyway (seconds).
+local DEFAULT_ELICIT_WAIT = 10
+
 --- syntax: ok, err = client:run_url_elicitations(elicitations, opts?)
 --- Runs each URL elicitation (from an EURLELICIT error) through the
---- elicitation handler and waits for the server to report it complete.
---- Fails with EREJECTED when the user does not accept one.
+--- elicitation handler and waits for the server to report it complete, for
+--- opts.elicit_wait seconds at most (default 10): notifications/
+--- elicitation/complete is optional, and many servers (server-everything)
+--- never send it, so the caller then simply tries again. Fails with
+--- EREJECTED when the user does not accept one.
 function Client:run_url_elicitations(list, opts)
   self:_check()
   local h = self._handlers.elicitation
@@ -413,8 +420,9 @@ function Client:run_url_elicitations(list, opts)
         tostring(e.elicitationId), tostring(result.action)))
     end
     local ok
-    ok, err = self:wait_elicitation(e.elicitationId, opts)
-    if not ok then return nil, err end
+    ok, err = self:wait_elicitation(e.elicitationId,
+      { timeout = opts and opts.elicit_wait or DEFAULT_ELICIT_WAIT })
+    if not ok and err.code ~= "ETIMEDOUT" then return nil, err end
   end
   return true
 end

@@ -347,6 +347,31 @@ describe("elicitation", function()
   end)
 end)
 
+describe("URL elicitation against server-everything", function()
+  -- Its -32042 (trigger-url-elicitation, errorPath) is never followed by
+  -- notifications/elicitation/complete: the retry must not wait for the
+  -- whole request timeout (issue 12).
+  it("runs the elicitation, waits a bounded time for its completion, and retries once", function()
+    run_async(function()
+      local urls = {}
+      local client <close> = assert(mcp.connect{ name = "everything",
+        command = fixture.everything_command(), on_log = function() end,
+        handlers = { elicitation = { url = true, handler = function(p)
+          urls[#urls + 1] = p.url
+          return { action = "accept" }
+        end } } })
+      local t0 = core.now()
+      local r, err = client:call_tool("trigger-url-elicitation",
+        { url = "https://example.com/consent", elicitationId = "el-7", errorPath = true },
+        { elicit = true, elicit_wait = 0.5, timeout = 20 })
+      assert(r, err)
+      assert.is_true(core.now() - t0 < 10000, "took " .. (core.now() - t0) .. " ms")
+      -- The error path's prerequisite, then the request path's on the retry.
+      assert.same({ "https://modelcontextprotocol.io", "https://example.com/consent" }, urls)
+    end, 30)
+  end)
+end)
+
 describe("built-in handlers", function()
   local schema = { type = "object", required = { "name", "age" }, properties = {
     name = { type = "string", title = "Your name", minLength = 2 },
