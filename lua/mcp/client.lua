@@ -202,6 +202,7 @@ function M.connect(opts)
   self.instructions = result.instructions
   self.protocol_version = result.protocolVersion
   self.initialize_result = result
+  self.sessions = 1          -- numbered: each handshake gets a new number
   self.client_capabilities = capabilities
   self._init_ms = init_ms
   self.transport = core_client:transport()
@@ -392,7 +393,7 @@ local function on_response(req, res, rerr)
   if rerr and rerr.code == "ESESSION" and not req._retried and not self._closing then
     -- The server forgot the session: a new handshake, then once more (T25).
     req._retried = true
-    self:_reinitialize(function(ok, ierr)
+    self:_new_session(req._session, function(ok, ierr)
       if not ok then return req:_complete(nil, ierr) end
       if self._closing or self._lost then return req:_complete(nil, self._lost or rerr) end
       self:_send(req)
@@ -404,9 +405,19 @@ end
 
 -- Sends req (its params and core options are kept on it for a retry).
 function Client:_send(req)
+  req._session = self.sessions
   local id, err = self._core:request(req.method, req._params, on_response,
     req._core_opts, req)
   if id then req.id = id else req:_complete(nil, err) end
+end
+
+-- A request sent in session number `sent_in` found it expired: start a
+-- new session, unless one already began since (the answers of one
+-- expired session come back at different times: one handshake for all),
+-- then call back.
+function Client:_new_session(sent_in, cb)
+  if self.sessions ~= sent_in then return cb(true) end
+  self:_reinitialize(cb)
 end
 
 -- Calls the user's headers function and hands its result to the core.
@@ -439,7 +450,7 @@ function Client:_reinitialize(cb)
     self._init_ms, function(result, err)
       if not result then return finish(nil, err) end
       self.protocol_version = result.protocolVersion
-      self.sessions = (self.sessions or 1) + 1
+      self.sessions = self.sessions + 1
       local restore = {}
       if self.log_level then
         restore[#restore + 1] = { "logging/setLevel", { level = self.log_level } }
@@ -508,6 +519,7 @@ function Client:_call(method, params, opts, arguments_schema, structured_schema)
     local lost = self._lost
     if lost then return nil, lost end
     if self._headers_fn then self:_refresh_headers() end
+    local session = self.sessions
     local id, err = self._core:request(method, params, resume_caller, core_opts, co)
     if not id then return nil, err end
     local res, rerr = coroutine.yield()
@@ -517,7 +529,7 @@ function Client:_call(method, params, opts, arguments_schema, structured_schema)
     -- The server forgot the session: a new handshake, then once more (T25).
     retried = true
     local ok, ierr = task.await(function(done)
-      self:_reinitialize(done)
+      self:_new_session(session, done)
       return true
     end)
     if not ok then return nil, ierr end

@@ -158,6 +158,29 @@ describe("an HTTP server that misbehaves", function()
     end)
   end)
 
+  -- Issue 12: the 404s of one expired session come back at different
+  -- times; those that arrive after the new session began must be sent
+  -- again in it, not start yet another session each.
+  it("re-initializes once for a burst of 20 calls across one expiry", function()
+    run_async(function()
+      with_server("http_faults", { "--no-get" }, function(srv)
+        local client <close> = assert(connect(srv))
+        assert(client:call_tool("expire", {}))
+        local done, texts = 0, {}
+        for i = 1, 20 do
+          mcp.spawn(function()
+            local r = assert(client:call_tool("echo", { message = "m" .. i, delay_404 = (i - 1) * 25 }))
+            texts[i] = r.content[1].text
+            done = done + 1
+          end)
+        end
+        while done < 20 do mcp.sleep(0.02) end
+        for i = 1, 20 do assert.equal("m" .. i, texts[i]) end
+        assert.equal(2, stats(client).sessions)
+      end)
+    end)
+  end)
+
   it("fails a call answered with 5xx with EHTTP and the status", function()
     run_async(function()
       with_server("http_faults", {}, function(srv)

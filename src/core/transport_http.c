@@ -52,6 +52,7 @@ typedef struct xfer_s {
   unsigned is_sse : 1;
   unsigned is_json : 1;
   unsigned had_session : 1;     /* sent with MCP-Session-Id */
+  unsigned session_gen;         /* the transport's, when sent */
   unsigned may_fall_back : 1;   /* auto mode's first POST */
   unsigned too_big : 1;
   unsigned got_data : 1;
@@ -94,6 +95,7 @@ struct http_transport_s {
   int legacy;                   /* speaking the 2024-11-05 transport */
   int decided;                  /* a POST succeeded: no more fallback */
   char *session_id;
+  unsigned session_gen;         /* bumped whenever session_id changes */
   char version[16];
   char **headers;               /* extra "Name: value" lines */
   size_t nheaders;
@@ -331,6 +333,7 @@ start(http_transport_t *t, xkind_t kind, const char *url, const char *text,
     snprintf(session, sizeof session, "MCP-Session-Id: %s", t->session_id);
     lines[n++] = session;
     x->had_session = 1;
+    x->session_gen = t->session_gen;
   }
   /* The header exists since 2025-06-18; older peers assume 2025-03-26. */
   if (t->version[0] != '\0' && strcmp(t->version, "2025-06-18") >= 0) {
@@ -546,7 +549,12 @@ on_headers(mcp_http_t *req, int status, const mcp_http_header_t *headers,
         x->is_json = 1;
     } else if (header_is(&headers[i], "mcp-session-id") && !t->legacy &&
                visible_ascii(headers[i].value)) {
-      set_string(&t->session_id, headers[i].value, strlen(headers[i].value));
+      if (t->session_id == NULL ||
+          strcmp(t->session_id, headers[i].value) != 0) {
+        set_string(&t->session_id, headers[i].value,
+                   strlen(headers[i].value));
+        t->session_gen++;
+      }
     }
   }
 }
@@ -733,10 +741,14 @@ post_done(http_transport_t *t, xfer_t *x, const mcp_error_t *err)
   }
   status_message(x, msg, sizeof msg);
   if ((x->status == 404 && x->had_session) || unknown_session(x)) {
-    /* The session is gone: forget it; the owner initializes anew. */
-    free(t->session_id);
-    t->session_id = NULL;
-    t->listening = 0;
+    /* The session is gone: forget it; the owner initializes anew. A late
+     * answer about an older session must not forget the new one. */
+    if (x->session_gen == t->session_gen) {
+      free(t->session_id);
+      t->session_id = NULL;
+      t->session_gen++;
+      t->listening = 0;
+    }
     fail_request(t, x->request_id, MCP_ESESSION, x->status,
                  "the server's session expired (%s)", msg);
     return;
@@ -1066,6 +1078,7 @@ mcp_transport_http_reset_session(mcp_transport_t *base)
 
   free(t->session_id);
   t->session_id = NULL;
+  t->session_gen++;
   t->version[0] = '\0';
   t->listening = 0;
   if (t->listener != NULL)
