@@ -22,4 +22,18 @@ describe("mcp.error", function()
       assert.is_string(mcp.errors.codes[code], code)
     end
   end)
+
+  -- Issue 12: every code comes from the core's one list; the Lua layer
+  -- makes up none of its own.
+  it("has every code the Lua layer uses in the core's list", function()
+    local p = assert(io.popen("cat lua/mcp/*.lua"))
+    local text = p:read("a")
+    p:close()
+    local n = 0
+    for code in text:gmatch('"(E[A-Z]+)"') do
+      assert.is_string(mcp.errors.codes[code], code .. " is not in MCP_ERRNO_MAP")
+      n = n + 1
+    end
+    assert.is_true(n > 10)
+  end)
 end)

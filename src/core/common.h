@@ -29,7 +29,9 @@
   XX(EIO, "input/output error")                                              \
   XX(ESCHEMA, "value does not match its schema")                             \
   XX(ENOTSUP, "the server did not declare this capability")                  \
-  XX(ESESSION, "the server's session expired")
+  XX(ESESSION, "the server's session expired")                                \
+  XX(EURLELICIT, "the server needs URL elicitations completed first")         \
+  XX(EREJECTED, "the user declined")
 
 typedef enum {
   MCP_OK = 0,
