@@ -102,6 +102,17 @@ local function core_handlers(self)
       open_clients[self] = nil
       if self.on_lost then self.on_lost(err) end
     end,
+    on_session = function(number, result)
+      -- The server forgot our session; the core began a new one, restored
+      -- what we had set up and sent the waiting requests again.
+      self.sessions = number
+      self.protocol_version = result.protocolVersion
+      self.capabilities = result.capabilities
+      self.instructions = result.instructions
+      self.server_info = result.serverInfo
+      self.initialize_result = result
+      if self.on_session then self.on_session(self, number) end
+    end,
     on_closed = function()
       self._core_closed = true
       local waiters = self._close_waiters
@@ -125,7 +136,9 @@ function M.add_capabilities(fn) capability_providers[#capability_providers + 1] 
 --- handlers = { sampling, elicitation, roots } (see mcp.handlers),
 --- on_stderr(line), on_log(params), on_bad_message(err, text),
 --- on_lost(err), on_tools_changed(tools), on_resources_changed(),
---- on_prompts_changed().
+--- on_prompts_changed(), on_session(client, number) when an expired
+--- session was replaced (the core restores the set-up and sends the
+--- waiting requests again itself).
 --- Waits for the server to start and finish the handshake. Returns the
 --- client, or nil and an mcp.error (ESPAWN, ECLOSED, ETIMEDOUT, EVERSION).
 function M.connect(opts)
@@ -145,6 +158,7 @@ function M.connect(opts)
     on_stderr = opts.on_stderr or default_stderr(name),
     on_bad_message = opts.on_bad_message or default_bad_message(name),
     on_lost = opts.on_lost,
+    on_session = opts.on_session,
     on_log = opts.on_log,
     on_tools_changed = opts.on_tools_changed,
     on_resources_changed = opts.on_resources_changed,
@@ -182,7 +196,6 @@ function M.connect(opts)
     }, core_handlers(self))
   end
   if not core_client then return nil, err end
-  self._client_info = opts.client_info
   self._core = core_client
   open_clients[self] = true
 
@@ -204,7 +217,6 @@ function M.connect(opts)
   self.initialize_result = result
   self.sessions = 1          -- numbered: each handshake gets a new number
   self.client_capabilities = capabilities
-  self._init_ms = init_ms
   self.transport = core_client:transport()
   if ping_ms then
     self:_start_keepalive(ping_ms, opts.ping_misses or DEFAULT_PING_MISSES)
@@ -389,35 +401,14 @@ local function url_elicitation_error(rerr)
 end
 
 local function on_response(req, res, rerr)
-  local self = req.client
-  if rerr and rerr.code == "ESESSION" and not req._retried and not self._closing then
-    -- The server forgot the session: a new handshake, then once more (T25).
-    req._retried = true
-    self:_new_session(req._session, function(ok, ierr)
-      if not ok then return req:_complete(nil, ierr) end
-      if self._closing or self._lost then return req:_complete(nil, self._lost or rerr) end
-      self:_send(req)
-    end)
-    return
-  end
   req:_complete(res, url_elicitation_error(rerr))
 end
 
--- Sends req (its params and core options are kept on it for a retry).
+-- Sends req (its params and core options are kept on it).
 function Client:_send(req)
-  req._session = self.sessions
   local id, err = self._core:request(req.method, req._params, on_response,
     req._core_opts, req)
   if id then req.id = id else req:_complete(nil, err) end
-end
-
--- A request sent in session number `sent_in` found it expired: start a
--- new session, unless one already began since (the answers of one
--- expired session come back at different times: one handshake for all),
--- then call back.
-function Client:_new_session(sent_in, cb)
-  if self.sessions ~= sent_in then return cb(true) end
-  self:_reinitialize(cb)
 end
 
 -- Calls the user's headers function and hands its result to the core.
@@ -429,49 +420,6 @@ function Client:_refresh_headers()
     self.on_bad_message(errors.new("EINVAL", "headers function failed: "
       .. tostring(headers)), nil)
   end
-end
-
--- A new session after the server forgot ours: initialize again, restore
--- the log level and resource subscriptions, then call back. Concurrent
--- callers share one handshake.
-function Client:_reinitialize(cb)
-  if self._reinit then
-    table.insert(self._reinit, cb)
-    return
-  end
-  self._reinit = { cb }
-  local function finish(ok, err)
-    local waiters = self._reinit
-    self._reinit = nil
-    for _, fn in ipairs(waiters) do fn(ok, err) end
-  end
-  self._core:reset_session()
-  local started, serr = self._core:initialize(self.client_capabilities, self._client_info,
-    self._init_ms, function(result, err)
-      if not result then return finish(nil, err) end
-      self.protocol_version = result.protocolVersion
-      self.sessions = self.sessions + 1
-      local restore = {}
-      if self.log_level then
-        restore[#restore + 1] = { "logging/setLevel", { level = self.log_level } }
-      end
-      for uri in pairs(self._subscriptions or {}) do
-        restore[#restore + 1] = { "resources/subscribe", { uri = uri } }
-      end
-      local left = #restore
-      if left == 0 then return finish(true) end
-      local function one_done()
-        left = left - 1
-        if left == 0 then finish(true) end
-      end
-      for _, r in ipairs(restore) do
-        -- Best effort: a restore that fails does not fail the retry.
-        if not self._core:request(r[1], r[2], one_done, { timeout = self._timeout }) then
-          one_done()
-        end
-      end
-    end)
-  if not started then finish(nil, serr) end
 end
 
 -- A request handle that has already failed, for errors found locally
@@ -513,28 +461,15 @@ function Client:_call(method, params, opts, arguments_schema, structured_schema)
   if not core_opts then
     core_opts = request_options(self, opts, arguments_schema, structured_schema)
   end
-  local co = task.current()
-  local retried = false
-  while true do
-    local lost = self._lost
-    if lost then return nil, lost end
-    if self._headers_fn then self:_refresh_headers() end
-    local session = self.sessions
-    local id, err = self._core:request(method, params, resume_caller, core_opts, co)
-    if not id then return nil, err end
-    local res, rerr = coroutine.yield()
-    if not (rerr and rerr.code == "ESESSION") or retried or self._closing then
-      return res, url_elicitation_error(rerr)
-    end
-    -- The server forgot the session: a new handshake, then once more (T25).
-    retried = true
-    local ok, ierr = task.await(function(done)
-      self:_new_session(session, done)
-      return true
-    end)
-    if not ok then return nil, ierr end
-    if self._closing or self._lost then return nil, self._lost or rerr end
-  end
+  local lost = self._lost
+  if lost then return nil, lost end
+  if self._headers_fn then self:_refresh_headers() end
+  -- An expired session is renewed by the core, which sends the request
+  -- again itself (on_session says when).
+  local id, err = self._core:request(method, params, resume_caller, core_opts, task.current())
+  if not id then return nil, err end
+  local res, rerr = coroutine.yield()
+  return res, url_elicitation_error(rerr)
 end
 
 --- syntax: ok, err = client:notify(method, params?)

@@ -34,6 +34,10 @@ typedef struct pending_s {
   mcp_rpc_progress_cb on_progress;
   mcp_rpc_raw_cb on_raw_result;
   int no_cancel;
+  unsigned epoch;              /* the owner's epoch when it was sent */
+  char *text;                  /* the request as sent (keep_texts), or NULL */
+  size_t text_len;
+  unsigned held : 1;           /* its session expired: waits to be resent */
 } pending_t;
 
 struct mcp_rpc_s {
@@ -52,6 +56,9 @@ struct mcp_rpc_s {
   int max_depth;
   uint64_t timeout_ms;
   mcp_buf_t out;               /* the request being written, reused */
+  unsigned epoch;              /* stamped on each request (mcp_rpc_set_epoch) */
+  size_t held;                 /* pending requests that are held */
+  int keep_texts;
   unsigned open : 1;           /* requests may be sent */
   unsigned timer_inited : 1;   /* at the first request */
   unsigned timer_closing : 1;  /* its close callback is due */
@@ -211,6 +218,15 @@ deadline_remove(mcp_rpc_t *rpc, pending_t *p)
 
 /* Completes a request already taken out of the table, exactly once. */
 static void
+pending_free(pending_t *p)
+{
+  if (p->held)
+    p->rpc->held--;
+  free(p->text);
+  free(p);
+}
+
+static void
 complete(pending_t *p, const mcp_error_t *err, const cJSON *value)
 {
   mcp_rpc_t *rpc = p->rpc;
@@ -220,7 +236,7 @@ complete(pending_t *p, const mcp_error_t *err, const cJSON *value)
   if (p->on_raw_result != NULL)
     rpc->raw_requests--;
   deadline_remove(rpc, p);
-  free(p);
+  pending_free(p);
   cb(data, err, value);
 }
 
@@ -310,7 +326,7 @@ write_cjson_params(void *ud, uint64_t id, mcp_buf_t *b, mcp_error_t *err)
 /* Writes request id into the endpoint's buffer and hands it to the
  * transport (which copies it): no allocation per request. */
 static int
-send_request(mcp_rpc_t *rpc, uint64_t id, const char *method,
+send_request(mcp_rpc_t *rpc, pending_t *p, const char *method,
              mcp_jsonrpc_params_cb write_params, void *ud, mcp_error_t *err)
 {
   int rc;
@@ -318,11 +334,19 @@ send_request(mcp_rpc_t *rpc, uint64_t id, const char *method,
   if (rpc->transport == NULL || !rpc->open)
     return mcp_error_set(err, MCP_ECLOSED, "connection closed");
   mcp_buf_reset(&rpc->out);
-  rc = mcp_jsonrpc_write_request(&rpc->out, id, method, write_params, ud,
+  rc = mcp_jsonrpc_write_request(&rpc->out, p->id, method, write_params, ud,
                                  err);
+  if (rc == 0 && rpc->keep_texts) {
+    p->text = malloc(rpc->out.len);
+    if (p->text == NULL)
+      rc = mcp_error_set(err, MCP_ENOMEM, NULL);
+    else
+      memcpy(p->text, rpc->out.data, rpc->out.len);
+    p->text_len = rpc->out.len;
+  }
   if (rc == 0)
     rc = rpc->transport->vt->send(rpc->transport, rpc->out.data,
-                                  rpc->out.len, id, err);
+                                  rpc->out.len, p->id, err);
   if (rpc->out.cap > OUT_KEEP)
     mcp_buf_free(&rpc->out);
   return rc;
@@ -429,9 +453,10 @@ mcp_rpc_request_with(mcp_rpc_t *rpc, const char *method,
   p->no_cancel = opts != NULL && opts->no_cancel;
   p->on_progress = opts != NULL ? opts->on_progress : NULL;
   p->on_raw_result = opts != NULL ? opts->on_raw_result : NULL;
-  rc = send_request(rpc, p->id, method, write_params, params_ud, err);
+  p->epoch = rpc->epoch;
+  rc = send_request(rpc, p, method, write_params, params_ud, err);
   if (rc != 0) {
-    free(p);
+    pending_free(p);
     return rc;
   }
   timeout = (opts != NULL && opts->timeout_ms) ? opts->timeout_ms
@@ -610,7 +635,7 @@ fast_result(mcp_rpc_t *rpc, const char *text, size_t len)
   deadline_remove(rpc, p);
   raw = p->on_raw_result;
   data = p->data;
-  free(p);
+  pending_free(p);
   raw(data, result->value, result->value_len);
   return 1;
 }
@@ -764,10 +789,103 @@ static void
 on_request_failed(void *ud, uint64_t id, const mcp_error_t *err)
 {
   mcp_rpc_t *rpc = ud;
-  pending_t *p = table_take(rpc, id);
+  pending_t *p;
 
+  /* A request whose session expired may go again in the next one, when
+   * its text was kept and the owner says so. */
+  p = table_find(rpc, id);
+  if (p != NULL && err->code == MCP_ESESSION && p->text != NULL &&
+      !p->held && rpc->handler.on_expired != NULL) {
+    switch (rpc->handler.on_expired(rpc->ud, p->epoch)) {
+    case MCP_EXPIRED_HOLD:
+      p = table_find(rpc, id);     /* the owner may have ended it */
+      if (p != NULL) {
+        p->held = 1;
+        rpc->held++;
+      }
+      return;
+    case MCP_EXPIRED_RESEND:
+      p = table_find(rpc, id);
+      if (p != NULL) {
+        p->held = 1;
+        rpc->held++;
+        mcp_rpc_resend_held(rpc);
+      }
+      return;
+    default:
+      break;
+    }
+  }
+  p = table_take(rpc, id);
   if (p != NULL)
     complete(p, err, NULL);
+}
+
+/* Collects the held requests (they may complete meanwhile: a callback
+ * can cancel others), lowest id first. */
+static size_t
+take_held_ids(mcp_rpc_t *rpc, uint64_t **ids)
+{
+  size_t i, n = 0;
+  pending_t *p;
+
+  *ids = rpc->held > 0 ? malloc(rpc->held * sizeof **ids) : NULL;
+  if (*ids == NULL)
+    return 0;
+  for (i = 0; i < rpc->nbuckets; i++) {
+    for (p = rpc->buckets[i]; p != NULL; p = p->next) {
+      if (p->held && n < rpc->held)
+        (*ids)[n++] = p->id;
+    }
+  }
+  return n;
+}
+
+void
+mcp_rpc_resend_held(mcp_rpc_t *rpc)
+{
+  uint64_t *ids;
+  size_t i, n = take_held_ids(rpc, &ids);
+  mcp_error_t err;
+
+  for (i = 0; i < n; i++) {
+    pending_t *p = table_find(rpc, ids[i]);
+
+    if (p == NULL || !p->held)
+      continue;
+    p->held = 0;
+    rpc->held--;
+    p->epoch = rpc->epoch;
+    if (rpc->transport == NULL || !rpc->open ||
+        rpc->transport->vt->send(rpc->transport, p->text, p->text_len,
+                                 p->id, &err) != 0) {
+      if (rpc->transport == NULL || !rpc->open)
+        mcp_error_set(&err, MCP_ECLOSED, "connection closed");
+      complete(table_take(rpc, p->id), &err, NULL);
+    }
+  }
+  free(ids);
+}
+
+void
+mcp_rpc_fail_held(mcp_rpc_t *rpc, const mcp_error_t *err)
+{
+  uint64_t *ids;
+  size_t i, n = take_held_ids(rpc, &ids);
+
+  for (i = 0; i < n; i++) {
+    pending_t *p = table_find(rpc, ids[i]);
+
+    if (p != NULL && p->held)
+      complete(table_take(rpc, p->id), err, NULL);
+  }
+  free(ids);
+}
+
+void
+mcp_rpc_set_epoch(mcp_rpc_t *rpc, unsigned epoch)
+{
+  rpc->epoch = epoch;
 }
 
 static int
@@ -806,6 +924,7 @@ mcp_rpc_new(uv_loop_t *loop, const mcp_rpc_opts_t *opts,
                                              : MCP_DEFAULT_MAX_DEPTH;
   rpc->timeout_ms = (opts && opts->timeout_ms) ? opts->timeout_ms
                                                : MCP_DEFAULT_TIMEOUT_MS;
+  rpc->keep_texts = opts != NULL && opts->keep_texts;
   if (table_grow(rpc) != 0) {
     free(rpc);
     return NULL;
@@ -876,4 +995,15 @@ mcp_rpc_diagnostics(const mcp_rpc_t *rpc, char *out, size_t cap)
     return 0;
   }
   return rpc->transport->vt->diagnostics(rpc->transport, out, cap);
+}
+
+const char *
+mcp_rpc_request_text(const mcp_rpc_t *rpc, uint64_t id, size_t *len)
+{
+  pending_t *p = table_find((mcp_rpc_t *) rpc, id);
+
+  if (p == NULL || p->text == NULL)
+    return NULL;
+  *len = p->text_len;
+  return p->text;
 }

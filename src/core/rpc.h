@@ -57,11 +57,23 @@ typedef struct mcp_rpc_handler_s {
   /* The transport is gone; every pending request has already failed. */
   void (*on_lost)(void *ud, const mcp_error_t *err);
   void (*on_closed)(void *ud);
+  /* Optional. A request sent at this epoch failed with MCP_ESESSION (its
+   * session expired): return MCP_EXPIRED_HOLD to keep it (its id, text
+   * and deadline) until mcp_rpc_resend_held or mcp_rpc_fail_held,
+   * MCP_EXPIRED_RESEND to send it again at once, MCP_EXPIRED_FAIL to let
+   * it fail. Only requests whose text was kept (keep_texts) are asked. */
+  int (*on_expired)(void *ud, unsigned epoch);
 } mcp_rpc_handler_t;
+
+enum { MCP_EXPIRED_FAIL, MCP_EXPIRED_HOLD, MCP_EXPIRED_RESEND };
 
 typedef struct mcp_rpc_opts_s {
   int max_depth;               /* JSON nesting limit; 0: default */
   uint64_t timeout_ms;         /* default per-request timeout; 0: default */
+  int keep_texts;              /* keep each request's text while it is
+                                * pending, so that it can be sent again in
+                                * a new session (a transport with sessions
+                                * that expire: HTTP) */
 } mcp_rpc_opts_t;
 
 typedef struct mcp_rpc_req_opts_s {
@@ -121,5 +133,17 @@ size_t mcp_rpc_pending_count(const mcp_rpc_t *rpc);
 size_t mcp_rpc_diagnostics(const mcp_rpc_t *rpc, char *out, size_t cap);
 /* Tells the transport the handshake is done (see transport.h). */
 void mcp_rpc_initialized(mcp_rpc_t *rpc, const char *version);
+
+/* Requests sent from now on are stamped with epoch (the owner's session
+ * number), which on_expired is told. */
+void mcp_rpc_set_epoch(mcp_rpc_t *rpc, unsigned epoch);
+/* Sends every held request again, as it was (same id), and stamps it with
+ * the current epoch; one that cannot be sent fails with the reason. */
+void mcp_rpc_resend_held(mcp_rpc_t *rpc);
+/* Completes every held request with err. */
+void mcp_rpc_fail_held(mcp_rpc_t *rpc, const mcp_error_t *err);
+/* The text of pending request id as it was sent (keep_texts), or NULL. */
+const char *mcp_rpc_request_text(const mcp_rpc_t *rpc, uint64_t id,
+                                 size_t *len);
 
 #endif

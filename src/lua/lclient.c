@@ -17,13 +17,12 @@
 #include <string.h>
 
 #include "buf.h"
+#include "client.h"
 #include "common.h"
 #include "json.h"
 #include "jsonscan.h"
 #include "lutil.h"
-#include "rpc.h"
 #include "schema.h"
-#include "session.h"
 #include "transport_http.h"
 #include "transport_stdio.h"
 
@@ -34,9 +33,8 @@ static const char client_mt_key;   /* its address keys the metatable */
 
 typedef struct lclient_s {
   lmcp_ctx_t *ctx;
-  mcp_rpc_t *rpc;          /* NULL once the endpoint is freed */
+  mcp_client_t *client;    /* NULL once the core client is freed */
   mcp_transport_t *http;   /* the HTTP transport, or NULL (stdio) */
-  mcp_session_t session;
   int handlers_ref;        /* on_request, on_notification, on_log, ... */
   int init_ref;            /* the initialize callback, while pending */
   char *tail;              /* stderr tail kept when the server was lost */
@@ -60,9 +58,8 @@ typedef struct lreq_s {
 static void
 client_free_if_done(lclient_t *c)
 {
-  if (!c->ud_gone || c->rpc != NULL)
+  if (!c->ud_gone || c->client != NULL)
     return;
-  mcp_session_free(&c->session);
   free(c->tail);
   free(c);
 }
@@ -72,7 +69,7 @@ check_client(lua_State *L)
 {
   lclient_ud_t *u = lmcp_checkudata(L, 1, &client_mt_key, CLIENT_MT);
 
-  if (u->c == NULL || u->c->rpc == NULL || u->c->closing)
+  if (u->c == NULL || u->c->client == NULL || u->c->closing)
     luaL_error(L, "attempt to use a closed mcp.client");
   return u->c;
 }
@@ -84,8 +81,8 @@ client_tail(lclient_t *c, char *buf, size_t cap)
   if (c->tail != NULL)
     return c->tail;
   buf[0] = '\0';
-  if (c->rpc != NULL)
-    mcp_rpc_diagnostics(c->rpc, buf, cap);
+  if (c->client != NULL)
+    mcp_client_diagnostics(c->client, buf, cap);
   return buf;
 }
 
@@ -304,6 +301,10 @@ lcall_run(lua_State *L)
   } else if (strcmp(k->name, "on_lost") == 0) {
     push_error_with_tail(L, k->c, k->err, NULL);
     nargs = 1;
+  } else if (strcmp(k->name, "on_session") == 0) {
+    lua_pushinteger(L, (lua_Integer) k->len);
+    lmcp_push_json(L, k->value);
+    nargs = 2;
   }
   lua_call(L, nargs, 1);
   return 1;
@@ -393,11 +394,22 @@ on_lost(void *ud, const mcp_error_t *err)
   char buf[TAIL_MAX];
 
   if (c->tail == NULL) {
-    mcp_rpc_diagnostics(c->rpc, buf, sizeof buf);
+    mcp_client_diagnostics(c->client, buf, sizeof buf);
     c->tail = strdup(buf);
   }
   k.err = err;
   call_handler(c, "on_lost", &k);
+}
+
+/* A new session replaced an expired one (the core did everything). */
+static void
+on_session(void *ud, unsigned number, const cJSON *result)
+{
+  lcall_t k = { 0 };
+
+  k.len = number;
+  k.value = result;
+  call_handler(ud, "on_session", &k);
 }
 
 static void
@@ -406,7 +418,7 @@ on_closed(void *ud)
   lclient_t *c = ud;
   lcall_t k = { 0 };
 
-  c->rpc = NULL;
+  c->client = NULL;    /* it frees itself when this returns */
   c->http = NULL;
   call_handler(c, "on_closed", &k);
   if (!c->ctx->closing)
@@ -581,8 +593,8 @@ lmcp_client_initialize(lua_State *L)
       return luaL_argerror(L, 3, why);
     }
   }
-  rc = mcp_session_initialize(&c->session, caps, info, opt_ms(L, 4),
-                              on_initialized, c, &err);
+  rc = mcp_client_initialize(c->client, caps, info, opt_ms(L, 4),
+                             on_initialized, c, &err);
   cJSON_Delete(caps);
   cJSON_Delete(info);
   if (rc != 0) {
@@ -800,7 +812,7 @@ lmcp_client_request(lua_State *L)
   }
   lp.idx = 3;
   lp.progress = has_progress;
-  rc = mcp_rpc_request_with(c->rpc, method,
+  rc = mcp_client_request_with(c->client, method,
                             lua_isnoneornil(L, 3) && !has_progress
                                 ? NULL
                                 : write_lua_params,
@@ -827,7 +839,8 @@ lmcp_client_cancel(lua_State *L)
   lua_Integer id = luaL_checkinteger(L, 2);
   const char *reason = luaL_optstring(L, 3, NULL);
 
-  lua_pushboolean(L, mcp_rpc_cancel(c->rpc, (uint64_t) id, reason) == 0);
+  lua_pushboolean(L, mcp_client_cancel(c->client, (uint64_t) id, reason) ==
+                         0);
   return 1;
 }
 
@@ -841,7 +854,7 @@ lmcp_client_notify(lua_State *L)
   cJSON *params = check_json(L, 3, c, NULL);
   int rc;
 
-  rc = mcp_rpc_notify(c->rpc, method, params, &err);
+  rc = mcp_client_notify(c->client, method, params, &err);
   cJSON_Delete(params);
   if (rc != 0)
     return lmcp_fail(L, &err);
@@ -881,7 +894,7 @@ lmcp_client_respond(lua_State *L)
     return luaL_argerror(L, 2, "request id must be a string or a number");
   }
   id = check_id(L, 2);
-  rc = mcp_rpc_respond(c->rpc, id, result, &err);
+  rc = mcp_client_respond(c->client, id, result, &err);
   cJSON_Delete(id);
   cJSON_Delete(result);
   if (rc != 0)
@@ -910,7 +923,7 @@ lmcp_client_respond_error(lua_State *L)
       return luaL_argerror(L, 5, why);
   }
   id = check_id(L, 2);
-  rc = mcp_rpc_respond_error(c->rpc, id, code, message, data, &err);
+  rc = mcp_client_respond_error(c->client, id, code, message, data, &err);
   cJSON_Delete(id);
   cJSON_Delete(data);
   if (rc != 0)
@@ -928,9 +941,9 @@ lmcp_client_close(lua_State *L)
   lclient_ud_t *u = luaL_checkudata(L, 1, CLIENT_MT);
   lclient_t *c = u->c;
 
-  if (c != NULL && c->rpc != NULL && !c->closing) {
+  if (c != NULL && c->client != NULL && !c->closing) {
     c->closing = 1;
-    mcp_rpc_close(c->rpc);
+    mcp_client_close(c->client);
   }
   lua_pushboolean(L, 1);
   return 1;
@@ -954,9 +967,9 @@ lmcp_client_abort(lua_State *L)
     if (strcmp(mcp_err_name(n), code) == 0)
       err.code = n;
   }
-  if (c != NULL && c->rpc != NULL && !c->closing) {
+  if (c != NULL && c->client != NULL && !c->closing) {
     c->closing = 1;
-    mcp_rpc_abort(c->rpc, &err);
+    mcp_client_abort(c->client, &err);
   }
   lua_pushboolean(L, 1);
   return 1;
@@ -972,9 +985,9 @@ lmcp_client_gc(lua_State *L)
     return 0;
   u->c = NULL;
   c->ud_gone = 1;
-  if (c->rpc != NULL && !c->closing) {
+  if (c->client != NULL && !c->closing) {
     c->closing = 1;
-    mcp_rpc_close(c->rpc);
+    mcp_client_close(c->client);
   }
   client_free_if_done(c);
   return 0;
@@ -987,8 +1000,8 @@ lmcp_client_is_open(lua_State *L)
   lclient_ud_t *u = luaL_checkudata(L, 1, CLIENT_MT);
   lclient_t *c = u->c;
 
-  lua_pushboolean(L, c != NULL && c->rpc != NULL && !c->closing &&
-                         mcp_rpc_is_open(c->rpc));
+  lua_pushboolean(L, c != NULL && c->client != NULL && !c->closing &&
+                         mcp_client_is_open(c->client));
   return 1;
 }
 
@@ -999,9 +1012,9 @@ lmcp_client_pending(lua_State *L)
   lclient_ud_t *u = luaL_checkudata(L, 1, CLIENT_MT);
   lclient_t *c = u->c;
 
-  lua_pushinteger(L, (c && c->rpc) ? (lua_Integer) mcp_rpc_pending_count(
-                                         c->rpc)
-                                   : 0);
+  lua_pushinteger(L, (c && c->client)
+                         ? (lua_Integer) mcp_client_pending(c->client)
+                         : 0);
   return 1;
 }
 
@@ -1026,10 +1039,11 @@ lmcp_client_protocol_version(lua_State *L)
 {
   lclient_ud_t *u = luaL_checkudata(L, 1, CLIENT_MT);
 
-  if (u->c == NULL || u->c->session.version[0] == '\0')
+  if (u->c == NULL || u->c->client == NULL ||
+      mcp_client_version(u->c->client)[0] == '\0')
     lua_pushnil(L);
   else
-    lua_pushstring(L, u->c->session.version);
+    lua_pushstring(L, mcp_client_version(u->c->client));
   return 1;
 }
 
@@ -1130,11 +1144,11 @@ opt_field(lua_State *L, int opts, const char *name, lua_Integer def)
 /* A new client record with its endpoint, not yet attached to a transport;
  * NULL when out of memory. */
 static lclient_t *
-client_alloc(lmcp_ctx_t *ctx, const mcp_rpc_opts_t *ro)
+client_alloc(lmcp_ctx_t *ctx, const mcp_rpc_opts_t *ro, int sessions)
 {
-  static const mcp_rpc_handler_t h = { on_request, on_notification,
-                                       on_bad_message, on_log, on_lost,
-                                       on_closed };
+  static const mcp_client_cb_t cb = { on_request, on_notification,
+                                      on_bad_message, on_log, on_lost,
+                                      on_closed, on_session };
   lclient_t *c = calloc(1, sizeof *c);
 
   if (c == NULL)
@@ -1142,8 +1156,8 @@ client_alloc(lmcp_ctx_t *ctx, const mcp_rpc_opts_t *ro)
   c->ctx = ctx;
   c->handlers_ref = LUA_NOREF;
   c->init_ref = LUA_NOREF;
-  c->rpc = mcp_rpc_new(&ctx->loop, ro, &h, c);
-  if (c->rpc == NULL) {
+  c->client = mcp_client_new(&ctx->loop, ro, sessions, &cb, c);
+  if (c->client == NULL) {
     free(c);
     return NULL;
   }
@@ -1154,10 +1168,10 @@ client_alloc(lmcp_ctx_t *ctx, const mcp_rpc_opts_t *ro)
  * the userdata own the record. */
 static void
 client_attach(lua_State *L, lclient_t *c, lclient_ud_t *u,
-              mcp_transport_t *t, int handlers_idx)
+              mcp_transport_t *t, int handlers_idx,
+              void (*reset_session)(mcp_transport_t *t))
 {
-  mcp_rpc_attach(c->rpc, t);
-  mcp_session_init(&c->session, c->rpc);
+  mcp_client_attach(c->client, t, reset_session);
   lua_pushvalue(L, handlers_idx);
   c->handlers_ref = luaL_ref(L, LUA_REGISTRYINDEX);
   u->c = c;
@@ -1200,7 +1214,7 @@ lmcp_client_stdio(lua_State *L)
   u->c = NULL;
   luaL_setmetatable(L, CLIENT_MT);
   read_command(L, 1, &s);
-  c = client_alloc(ctx, &ro);
+  c = client_alloc(ctx, &ro, 0);   /* stdio sessions do not expire */
   if (c == NULL) {
     free_strings(&s);
     return luaL_error(L, "out of memory");
@@ -1208,15 +1222,15 @@ lmcp_client_stdio(lua_State *L)
   so.process.argv = s.argv;
   so.process.env = s.env;
   so.process.cwd = cwd;
-  rc = mcp_transport_stdio_new(&ctx->loop, &so, mcp_rpc_transport_cb(),
-                               c->rpc, &t, &err);
+  rc = mcp_transport_stdio_new(&ctx->loop, &so, mcp_client_transport_cb(),
+                               mcp_client_transport_ud(c->client), &t, &err);
   free_strings(&s);
   if (rc != 0) {
-    mcp_rpc_discard(c->rpc);
+    mcp_client_discard(c->client);
     free(c);
     return lmcp_fail(L, &err);
   }
-  client_attach(L, c, u, t, 2);
+  client_attach(L, c, u, t, 2, NULL);
   lua_pushvalue(L, 4); /* the userdata, below command, env and strings */
   return 1;
 }
@@ -1327,21 +1341,21 @@ lmcp_client_http(lua_State *L)
   u->c = NULL;
   luaL_setmetatable(L, CLIENT_MT);
   ho.headers = read_headers(L, 3, &ho.nheaders); /* 5: the strings */
-  c = client_alloc(ctx, &ro);
+  c = client_alloc(ctx, &ro, 1);
   if (c == NULL) {
     free((void *) ho.headers);
     return luaL_error(L, "out of memory");
   }
-  rc = mcp_transport_http_new(&ctx->loop, cu, &ho, mcp_rpc_transport_cb(),
-                              c->rpc, &t, &err);
+  rc = mcp_transport_http_new(&ctx->loop, cu, &ho, mcp_client_transport_cb(),
+                              mcp_client_transport_ud(c->client), &t, &err);
   free((void *) ho.headers);
   if (rc != 0) {
-    mcp_rpc_discard(c->rpc);
+    mcp_client_discard(c->client);
     free(c);
     return lmcp_fail(L, &err);
   }
   c->http = t;
-  client_attach(L, c, u, t, 2);
+  client_attach(L, c, u, t, 2, mcp_transport_http_reset_session);
   lua_pushvalue(L, 4);
   return 1;
 }
@@ -1362,18 +1376,6 @@ lmcp_client_set_headers(lua_State *L)
   free((void *) lines);
   if (rc != 0)
     return luaL_error(L, "out of memory");
-  lua_pushboolean(L, 1);
-  return 1;
-}
-
-/* syntax: core_client:reset_session() -- before initializing again */
-static int
-lmcp_client_reset_session(lua_State *L)
-{
-  lclient_t *c = check_client(L);
-
-  if (c->http != NULL)
-    mcp_transport_http_reset_session(c->http);
   lua_pushboolean(L, 1);
   return 1;
 }
@@ -1411,7 +1413,6 @@ lmcp_open_client(lua_State *L)
     { "stderr", lmcp_client_stderr },
     { "protocol_version", lmcp_client_protocol_version },
     { "set_headers", lmcp_client_set_headers },
-    { "reset_session", lmcp_client_reset_session },
     { "transport", lmcp_client_transport },
     { NULL, NULL },
   };

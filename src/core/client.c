@@ -1,0 +1,585 @@
+/*
+ * client.c - one MCP client connection: rpc endpoint, numbered session,
+ * and the renewal of an expired session (see client.h).
+ *
+ * Does not frame, carry or classify messages (rpc.c and the transports
+ * do) and does not negotiate versions (session.c does).
+ */
+#include "client.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+#include "json.h"
+#include "session.h"
+
+/* What a request set up on the server, which a new session must get again. */
+typedef enum { SETUP_NONE, SETUP_LEVEL, SETUP_SUBSCRIBE, SETUP_UNSUBSCRIBE }
+setup_kind_t;
+
+typedef struct sub_s {
+  char *uri;
+  struct sub_s *next;
+} sub_t;
+
+struct mcp_client_s {
+  uv_loop_t *loop;
+  mcp_rpc_t *rpc;
+  mcp_transport_t *transport;  /* owned by rpc */
+  void (*reset_session)(mcp_transport_t *t);
+  mcp_session_t session;
+  mcp_client_cb_t cb;
+  void *ud;
+  unsigned number;             /* the session's; 0 before the first */
+  int sessions;                /* sessions can expire */
+  cJSON *capabilities;         /* of the first handshake, for the next */
+  cJSON *client_info;          /* likewise; NULL: luamcp's own */
+  uint64_t init_timeout_ms;
+  char *log_level;             /* set up: restored in a new session */
+  sub_t *subs;
+  int restoring;               /* restore requests not answered yet */
+  mcp_client_ready_cb init_cb; /* the owner's first handshake */
+  void *init_data;
+  unsigned renewing : 1;       /* a new handshake is under way */
+  unsigned closing : 1;
+};
+
+/* A request that sets something up, watched so that it can be restored. */
+typedef struct setup_req_s {
+  mcp_client_t *c;
+  setup_kind_t kind;
+  char *value;                 /* the level or the URI */
+  mcp_rpc_done_cb cb;
+  mcp_rpc_raw_cb raw;
+  void *data;
+} setup_req_t;
+
+static void renewed(void *data, const mcp_error_t *err, const cJSON *result);
+
+/* ---- the rpc endpoint's handler ------------------------------------------ */
+
+static int
+on_request(void *ud, const cJSON *id, const char *method, const cJSON *params)
+{
+  mcp_client_t *c = ud;
+
+  return c->cb.on_request != NULL &&
+         c->cb.on_request(c->ud, id, method, params);
+}
+
+static void
+on_notification(void *ud, const char *method, const cJSON *params)
+{
+  mcp_client_t *c = ud;
+
+  if (c->cb.on_notification != NULL)
+    c->cb.on_notification(c->ud, method, params);
+}
+
+static void
+on_bad_message(void *ud, const mcp_error_t *err, const char *text, size_t len)
+{
+  mcp_client_t *c = ud;
+
+  if (c->cb.on_bad_message != NULL)
+    c->cb.on_bad_message(c->ud, err, text, len);
+}
+
+static void
+on_log(void *ud, const char *line, size_t len)
+{
+  mcp_client_t *c = ud;
+
+  if (c->cb.on_log != NULL)
+    c->cb.on_log(c->ud, line, len);
+}
+
+static void
+on_lost(void *ud, const mcp_error_t *err)
+{
+  mcp_client_t *c = ud;
+
+  if (c->cb.on_lost != NULL)
+    c->cb.on_lost(c->ud, err);
+}
+
+static void
+client_free(mcp_client_t *c)
+{
+  sub_t *s;
+
+  while ((s = c->subs) != NULL) {
+    c->subs = s->next;
+    free(s->uri);
+    free(s);
+  }
+  mcp_session_free(&c->session);
+  cJSON_Delete(c->capabilities);
+  cJSON_Delete(c->client_info);
+  free(c->log_level);
+  free(c);
+}
+
+static void
+on_closed(void *ud)
+{
+  mcp_client_t *c = ud;
+
+  c->rpc = NULL;
+  c->transport = NULL;
+  if (c->cb.on_closed != NULL)
+    c->cb.on_closed(c->ud);
+  client_free(c);
+}
+
+/* A request sent in session `epoch` found it expired. Held, it is sent
+ * again once a newer session exists: at once when one already does, else
+ * after the handshake the first such request starts. */
+static int
+on_expired(void *ud, unsigned epoch)
+{
+  mcp_client_t *c = ud;
+  mcp_error_t err;
+
+  if (c->closing || c->number == 0)
+    return MCP_EXPIRED_FAIL;
+  if (epoch < c->number && !c->renewing)
+    return MCP_EXPIRED_RESEND;
+  if (c->renewing)
+    return MCP_EXPIRED_HOLD;
+  c->renewing = 1;
+  if (c->reset_session != NULL)
+    c->reset_session(c->transport);
+  if (mcp_session_initialize(&c->session, c->capabilities, c->client_info,
+                             c->init_timeout_ms, renewed, c, &err) != 0) {
+    c->renewing = 0;
+    mcp_rpc_fail_held(c->rpc, &err);
+    return MCP_EXPIRED_FAIL;
+  }
+  return MCP_EXPIRED_HOLD;
+}
+
+/* ---- a new session ------------------------------------------------------- */
+
+/* The restore is done (each request of it is best effort): the held
+ * requests go again, and the owner hears of the new session. */
+static void
+restored(mcp_client_t *c)
+{
+  c->renewing = 0;
+  mcp_rpc_resend_held(c->rpc);
+  if (c->cb.on_session != NULL && c->session.init_result != NULL)
+    c->cb.on_session(c->ud, c->number, c->session.init_result);
+}
+
+static void
+restore_done(void *data, const mcp_error_t *err, const cJSON *value)
+{
+  mcp_client_t *c = data;
+
+  MCP_UNUSED(err);
+  MCP_UNUSED(value);
+  if (--c->restoring == 0 && c->rpc != NULL)
+    restored(c);
+}
+
+/* Sends method {key: value} as part of the restore. */
+static void
+restore_one(mcp_client_t *c, const char *method, const char *key,
+            const char *value)
+{
+  mcp_rpc_req_opts_t opts = { c->init_timeout_ms, 0, NULL, 0, NULL };
+  cJSON *params = cJSON_CreateObject();
+
+  if (params == NULL || cJSON_AddStringToObject(params, key, value) == NULL) {
+    cJSON_Delete(params);
+    return;
+  }
+  if (mcp_rpc_request(c->rpc, method, params, &opts, restore_done, c, NULL,
+                      NULL) == 0)
+    c->restoring++;
+  cJSON_Delete(params);
+}
+
+static void
+renewed(void *data, const mcp_error_t *err, const cJSON *result)
+{
+  mcp_client_t *c = data;
+  sub_t *s;
+
+  MCP_UNUSED(result);
+  if (err != NULL) {
+    mcp_error_t why;
+
+    c->renewing = 0;
+    mcp_error_set(&why, err->code, "the session expired and a new one "
+                  "could not begin: %s", err->msg);
+    mcp_rpc_fail_held(c->rpc, &why);
+    return;
+  }
+  c->number++;
+  mcp_rpc_set_epoch(c->rpc, c->number);
+  /* restoring counts one more until everything is sent, so that answers
+   * that come at once cannot finish the restore early. */
+  c->restoring = 1;
+  if (c->log_level != NULL)
+    restore_one(c, "logging/setLevel", "level", c->log_level);
+  for (s = c->subs; s != NULL; s = s->next)
+    restore_one(c, "resources/subscribe", "uri", s->uri);
+  if (cJSON_GetObjectItemCaseSensitive(c->capabilities, "roots") != NULL)
+    mcp_rpc_notify(c->rpc, "notifications/roots/list_changed", NULL, NULL);
+  restore_done(c, NULL, NULL);
+}
+
+/* ---- set-up to restore --------------------------------------------------- */
+
+static void
+remember(mcp_client_t *c, setup_kind_t kind, char *value)
+{
+  sub_t **pp, *s;
+
+  if (kind == SETUP_LEVEL) {
+    free(c->log_level);
+    c->log_level = value;
+    return;
+  }
+  for (pp = &c->subs; *pp != NULL; pp = &(*pp)->next) {
+    if (strcmp((*pp)->uri, value) == 0)
+      break;
+  }
+  if (kind == SETUP_UNSUBSCRIBE && *pp != NULL) {
+    s = *pp;
+    *pp = s->next;
+    free(s->uri);
+    free(s);
+  } else if (kind == SETUP_SUBSCRIBE && *pp == NULL) {
+    s = malloc(sizeof *s);
+    if (s != NULL) {
+      s->uri = value;
+      s->next = c->subs;
+      c->subs = s;
+      return;
+    }
+  }
+  free(value);
+}
+
+static void
+setup_finish(setup_req_t *r, int succeeded)
+{
+  if (succeeded && r->value != NULL && r->c->rpc != NULL)
+    remember(r->c, r->kind, r->value);
+  else
+    free(r->value);
+  free(r);
+}
+
+static void
+setup_done(void *data, const mcp_error_t *err, const cJSON *value)
+{
+  setup_req_t *r = data;
+  mcp_rpc_done_cb cb = r->cb;
+  void *cb_data = r->data;
+
+  setup_finish(r, err == NULL);
+  cb(cb_data, err, value);
+}
+
+static void
+setup_raw(void *data, const char *text, size_t len)
+{
+  setup_req_t *r = data;
+  mcp_rpc_raw_cb raw = r->raw;
+  void *cb_data = r->data;
+
+  setup_finish(r, 1);
+  raw(cb_data, text, len);
+}
+
+static setup_kind_t
+setup_kind(const char *method)
+{
+  if (strcmp(method, "logging/setLevel") == 0)
+    return SETUP_LEVEL;
+  if (strcmp(method, "resources/subscribe") == 0)
+    return SETUP_SUBSCRIBE;
+  if (strcmp(method, "resources/unsubscribe") == 0)
+    return SETUP_UNSUBSCRIBE;
+  return SETUP_NONE;
+}
+
+/* The level or URI in the params of the request just sent. */
+static char *
+setup_value(mcp_client_t *c, uint64_t id, setup_kind_t kind)
+{
+  const char *text, *v;
+  size_t len;
+  cJSON *msg;
+  char *value = NULL;
+
+  text = mcp_rpc_request_text(c->rpc, id, &len);
+  if (text == NULL)
+    return NULL;
+  msg = mcp_json_parse(text, len, 0, NULL);
+  v = mcp_json_string(mcp_json_object(msg, "params"),
+                      kind == SETUP_LEVEL ? "level" : "uri");
+  if (v != NULL)
+    value = strdup(v);
+  cJSON_Delete(msg);
+  return value;
+}
+
+/* ---- the API -------------------------------------------------------------- */
+
+mcp_client_t *
+mcp_client_new(uv_loop_t *loop, const mcp_rpc_opts_t *opts, int sessions,
+               const mcp_client_cb_t *cb, void *ud)
+{
+  static const mcp_rpc_handler_t handler = {
+    on_request, on_notification, on_bad_message, on_log, on_lost, on_closed,
+    on_expired
+  };
+  mcp_rpc_opts_t ro;
+  mcp_client_t *c = calloc(1, sizeof *c);
+
+  if (c == NULL)
+    return NULL;
+  memset(&ro, 0, sizeof ro);
+  if (opts != NULL)
+    ro = *opts;
+  ro.keep_texts = sessions;
+  c->loop = loop;
+  c->cb = *cb;
+  c->ud = ud;
+  c->sessions = sessions;
+  c->rpc = mcp_rpc_new(loop, &ro, &handler, c);
+  if (c->rpc == NULL) {
+    free(c);
+    return NULL;
+  }
+  mcp_session_init(&c->session, c->rpc);
+  return c;
+}
+
+const mcp_transport_cb_t *
+mcp_client_transport_cb(void)
+{
+  return mcp_rpc_transport_cb();
+}
+
+void *
+mcp_client_transport_ud(mcp_client_t *c)
+{
+  return c->rpc;
+}
+
+void
+mcp_client_attach(mcp_client_t *c, mcp_transport_t *t,
+                  void (*reset_session)(mcp_transport_t *t))
+{
+  c->transport = t;
+  c->reset_session = reset_session;
+  mcp_rpc_attach(c->rpc, t);
+}
+
+void
+mcp_client_discard(mcp_client_t *c)
+{
+  mcp_rpc_discard(c->rpc);
+  c->rpc = NULL;
+  client_free(c);
+}
+
+static void
+initialized(void *data, const mcp_error_t *err, const cJSON *result)
+{
+  mcp_client_t *c = data;
+
+  if (err == NULL) {
+    c->number = 1;
+    mcp_rpc_set_epoch(c->rpc, 1);
+  }
+  c->init_cb(c->init_data, err, result);
+}
+
+int
+mcp_client_initialize(mcp_client_t *c, const cJSON *capabilities,
+                      const cJSON *client_info, uint64_t timeout_ms,
+                      mcp_client_ready_cb cb, void *data, mcp_error_t *err)
+{
+  cJSON_Delete(c->capabilities);
+  cJSON_Delete(c->client_info);
+  c->capabilities = capabilities != NULL ? cJSON_Duplicate(capabilities, 1)
+                                         : cJSON_CreateObject();
+  c->client_info = client_info != NULL ? cJSON_Duplicate(client_info, 1)
+                                       : NULL;
+  if (c->capabilities == NULL || (client_info != NULL && !c->client_info))
+    return mcp_error_set(err, MCP_ENOMEM, NULL);
+  c->init_timeout_ms = timeout_ms;
+  c->init_cb = cb;
+  c->init_data = data;
+  return mcp_session_initialize(&c->session, c->capabilities, c->client_info,
+                                timeout_ms, initialized, c, err);
+}
+
+const char *
+mcp_client_version(const mcp_client_t *c)
+{
+  return c->session.version;
+}
+
+unsigned
+mcp_client_session(const mcp_client_t *c)
+{
+  return c->number;
+}
+
+/* Set-up is watched, over a transport whose sessions expire: its value
+ * is kept once the server accepts it. Returns the watcher (whose
+ * callbacks go in *o) or NULL when the request sets nothing up; err is
+ * set when it cannot watch. */
+static setup_req_t *
+watch(mcp_client_t *c, const char *method, const mcp_rpc_req_opts_t *opts,
+      mcp_rpc_done_cb cb, void *data, mcp_rpc_req_opts_t *o, int *failed)
+{
+  setup_kind_t kind = c->sessions ? setup_kind(method) : SETUP_NONE;
+  setup_req_t *r;
+
+  *failed = 0;
+  if (kind == SETUP_NONE)
+    return NULL;
+  r = calloc(1, sizeof *r);
+  if (r == NULL) {
+    *failed = 1;
+    return NULL;
+  }
+  memset(o, 0, sizeof *o);
+  if (opts != NULL)
+    *o = *opts;
+  r->c = c;
+  r->kind = kind;
+  r->cb = cb;
+  r->raw = o->on_raw_result;
+  r->data = data;
+  if (o->on_raw_result != NULL)
+    o->on_raw_result = setup_raw;
+  return r;
+}
+
+/* After a watched request went out (rc 0, its id) or failed to. */
+static int
+watched(mcp_client_t *c, setup_req_t *r, int rc, uint64_t id,
+        uint64_t *id_out)
+{
+  if (rc != 0) {
+    free(r);
+    return rc;
+  }
+  r->value = setup_value(c, id, r->kind);
+  if (id_out != NULL)
+    *id_out = id;
+  return 0;
+}
+
+int
+mcp_client_request(mcp_client_t *c, const char *method, const cJSON *params,
+                   const mcp_rpc_req_opts_t *opts, mcp_rpc_done_cb cb,
+                   void *data, uint64_t *id_out, mcp_error_t *err)
+{
+  mcp_rpc_req_opts_t o;
+  setup_req_t *r;
+  uint64_t id = 0;
+  int failed, rc;
+
+  r = watch(c, method, opts, cb, data, &o, &failed);
+  if (failed)
+    return mcp_error_set(err, MCP_ENOMEM, NULL);
+  if (r == NULL)
+    return mcp_rpc_request(c->rpc, method, params, opts, cb, data, id_out,
+                           err);
+  rc = mcp_rpc_request(c->rpc, method, params, &o, setup_done, r, &id, err);
+  return watched(c, r, rc, id, id_out);
+}
+
+int
+mcp_client_request_with(mcp_client_t *c, const char *method,
+                        mcp_jsonrpc_params_cb write_params, void *params_ud,
+                        const mcp_rpc_req_opts_t *opts, mcp_rpc_done_cb cb,
+                        void *data, uint64_t *id_out, mcp_error_t *err)
+{
+  mcp_rpc_req_opts_t o;
+  setup_req_t *r;
+  uint64_t id = 0;
+  int failed, rc;
+
+  r = watch(c, method, opts, cb, data, &o, &failed);
+  if (failed)
+    return mcp_error_set(err, MCP_ENOMEM, NULL);
+  if (r == NULL)
+    return mcp_rpc_request_with(c->rpc, method, write_params, params_ud,
+                                opts, cb, data, id_out, err);
+  rc = mcp_rpc_request_with(c->rpc, method, write_params, params_ud, &o,
+                            setup_done, r, &id, err);
+  return watched(c, r, rc, id, id_out);
+}
+
+int
+mcp_client_cancel(mcp_client_t *c, uint64_t id, const char *reason)
+{
+  return mcp_rpc_cancel(c->rpc, id, reason);
+}
+
+int
+mcp_client_notify(mcp_client_t *c, const char *method, const cJSON *params,
+                  mcp_error_t *err)
+{
+  return mcp_rpc_notify(c->rpc, method, params, err);
+}
+
+int
+mcp_client_respond(mcp_client_t *c, const cJSON *id, const cJSON *result,
+                   mcp_error_t *err)
+{
+  return mcp_rpc_respond(c->rpc, id, result, err);
+}
+
+int
+mcp_client_respond_error(mcp_client_t *c, const cJSON *id, int code,
+                         const char *message, const cJSON *data,
+                         mcp_error_t *err)
+{
+  return mcp_rpc_respond_error(c->rpc, id, code, message, data, err);
+}
+
+void
+mcp_client_close(mcp_client_t *c)
+{
+  c->closing = 1;
+  mcp_rpc_close(c->rpc);
+}
+
+void
+mcp_client_abort(mcp_client_t *c, const mcp_error_t *err)
+{
+  c->closing = 1;
+  mcp_rpc_abort(c->rpc, err);
+}
+
+int
+mcp_client_is_open(const mcp_client_t *c)
+{
+  return c->rpc != NULL && mcp_rpc_is_open(c->rpc);
+}
+
+size_t
+mcp_client_pending(const mcp_client_t *c)
+{
+  return c->rpc != NULL ? mcp_rpc_pending_count(c->rpc) : 0;
+}
+
+size_t
+mcp_client_diagnostics(const mcp_client_t *c, char *out, size_t cap)
+{
+  return c->rpc != NULL ? mcp_rpc_diagnostics(c->rpc, out, cap) : 0;
+}
