@@ -73,6 +73,21 @@ describe("the one-pass JSON decoder", function()
     end
   end)
 
+  -- Found by fuzzing (issue 11): the two paths must agree on these too.
+  it("refuses, on both paths, a lone backslash, lone surrogates and numbers past a double", function()
+    for _, text in ipairs{ '"abc\\', '["x\\', '"\\ud800"', '"\\udc00"', '"\\ud800\\u0041"',
+                           '"\\ud800\\ud800"', '{"\\udfff":1}', '64e464464', '-1e309',
+                           '[' .. string.rep("9", 70) .. ']' } do
+      for _, decode in ipairs{ core.json_decode, core.json_decode_tree } do
+        local v, err = decode(text)
+        assert.is_nil(v, text)
+        assert.equal("EJSON", err.code, text)
+      end
+    end
+    assert.equal("\u{1F600}", core.json_decode('"\\ud83d\\ude00"'))
+    assert.equal(1e308, core.json_decode("1e308"))
+  end)
+
   it("stops at the nesting limit with ETOOBIG", function()
     local v, err = core.json_decode(string.rep("[", 129) .. string.rep("]", 129))
     assert.is_nil(v)

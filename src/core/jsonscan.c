@@ -4,6 +4,8 @@
  */
 #include "jsonscan.h"
 
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common.h"
@@ -233,6 +235,17 @@ check_string(check_t *c, int is_key)
       return check_fail(c, "bad escape in a string");
     if (is_key && memcmp(s + 2, "0000", 4) == 0)
       return check_fail(c, "NUL in an object key");
+    /* A surrogate must be a high one followed by a low one. */
+    if ((s[2] == 'd' || s[2] == 'D') && strchr("89abAB", s[3]) != NULL) {
+      if (c->end - s < 12 || s[6] != '\\' || s[7] != 'u' ||
+          (s[8] != 'd' && s[8] != 'D') || strchr("cdefCDEF", s[9]) == NULL ||
+          s[9] == '\0' || !hex_digit(s[10]) || !hex_digit(s[11]))
+        return check_fail(c, "lone UTF-16 surrogate");
+      s += 6;
+    } else if ((s[2] == 'd' || s[2] == 'D') && s[3] != '\0' &&
+               strchr("cdefCDEF", s[3]) != NULL) {
+      return check_fail(c, "lone UTF-16 surrogate");
+    }
     s += 6;
   }
   c->p = c->end;
@@ -249,9 +262,38 @@ check_digits(check_t *c)
   return c->p > s ? 0 : check_fail(c, "malformed number");
 }
 
-/* RFC 8259: -? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)? */
+static int check_number_syntax(check_t *c);
+
+/* RFC 8259: -? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?, and
+ * within a double's range: past it, one reader would see infinity and
+ * another an error. */
 static int
 check_number(check_t *c)
+{
+  const char *start = c->p;
+  char buf[64];
+  size_t n;
+
+  if (check_number_syntax(c) != 0)
+    return MCP_EJSON;
+  n = (size_t) (c->p - start);
+  if (n < 16 && memchr(start, 'e', n) == NULL && memchr(start, 'E', n) == NULL)
+    return 0;          /* too short to overflow */
+  if (n >= sizeof buf) {
+    c->p = start;
+    return check_fail(c, "number too long");
+  }
+  memcpy(buf, start, n);
+  buf[n] = '\0';
+  if (!isfinite(strtod(buf, NULL))) {
+    c->p = start;
+    return check_fail(c, "number out of range");
+  }
+  return 0;
+}
+
+static int
+check_number_syntax(check_t *c)
 {
   if (*c->p == '-')
     c->p++;

@@ -154,8 +154,10 @@ unescape(const char *s, const char *end, char *out, const char **close,
       s = run;
       continue;
     }
-    if (s + 1 >= end)
+    if (s + 1 >= end) {
+      s = end;               /* a backslash that ends the text */
       break;
+    }
     switch (s[1]) {
     case '"': c = '"'; break;
     case '\\': c = '\\'; break;
@@ -176,6 +178,10 @@ unescape(const char *s, const char *end, char *out, const char **close,
           lo <= 0xDFFF) {
         cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
         s += 6;
+      } else if (cp >= 0xD800 && cp <= 0xDFFF) {
+        *close = s - 4;
+        *why = "lone UTF-16 surrogate";
+        return UNESCAPE_BAD;
       }
       n += put_utf8(out != NULL ? out + n : NULL, cp);
       s += 2;
