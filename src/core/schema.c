@@ -16,6 +16,8 @@
 
 /* Schema nesting the compiler follows before giving up (ETOOBIG). */
 #define SCHEMA_MAX_NESTING 512
+/* Instructions of all a schema's compiled patterns (16 bytes each). */
+#define SCHEMA_MAX_REGEX_SIZE 1000000u
 
 /* How a keyword's value must look. */
 typedef enum {
@@ -100,6 +102,7 @@ typedef struct cctx_s {
   mcp__map_t tried;      /* URIs already asked of the resolver */
   snode_t **pending;     /* nodes whose references are unresolved */
   size_t npending, cappending;
+  size_t regex_size;     /* instructions of every pattern compiled */
   mcp_error_t *err;
 } cctx_t;
 
@@ -348,6 +351,12 @@ compile_regex(cctx_t *c, snode_t *n, const char *kw, const char *pattern,
     return mcp_error_set(c->err, rc, "invalid schema: \"%s\" /%.60s/: %s",
                          kw, pattern, msg);
   MCP_UNUSED(n);
+  /* Each pattern is bounded, but a schema may hold thousands of them:
+   * their programs share one bound, in time and memory. */
+  c->regex_size += (size_t) mcp__re_size(*out);
+  if (c->regex_size > SCHEMA_MAX_REGEX_SIZE)
+    return mcp_error_set(c->err, MCP_ETOOBIG, "schema's patterns expand to "
+                         "more than %u instructions", SCHEMA_MAX_REGEX_SIZE);
   return 0;
 }
 

@@ -176,6 +176,8 @@ int mcp__re_compile(const char *pattern, mcp__re_t **out, char *msg,
                     size_t msglen);
 int mcp__re_search(const mcp__re_t *re, const char *s, size_t len,
                    size_t *steps);
+/* The program's size in instructions. */
+int mcp__re_size(const mcp__re_t *re);
 void mcp__re_free(mcp__re_t *re);
 
 /* Validation of one compiled schema (schema_validate.c). */

@@ -102,6 +102,7 @@ typedef struct re_parse_s {
   re_node_t *nodes;
   int nnodes, capnodes;
   mcp__re_t *re;
+  int capprog;        /* instructions allocated for re->prog */
   int depth;
   char *msg;
   size_t msglen;
@@ -656,22 +657,54 @@ parse_alt(re_parse_t *ps)
   return left;
 }
 
-/* Code generation: appends instructions, growing the program. */
+/* The instructions gen emits for node ni, counted on the tree (each node
+ * once per path), saturating past RE_MAX_PROG: a pattern too large once
+ * expanded is refused before anything is generated. */
+static long
+prog_size(const re_parse_t *ps, int ni, int depth)
+{
+  const re_node_t *n = &ps->nodes[ni];
+  long a, b;
+
+  if (depth > RE_MAX_NEST * 4 + 64)
+    return RE_MAX_PROG + 1L;   /* gen reports the nesting */
+  switch (n->kind) {
+  case N_EMPTY:
+    return 0;
+  case N_CAT:
+  case N_ALT:
+    a = prog_size(ps, n->a, depth + 1);
+    b = prog_size(ps, n->b, depth + 1);
+    a += b + (n->kind == N_ALT ? 2 : 0);
+    break;
+  case N_REP:
+    b = prog_size(ps, n->a, depth + 1);
+    a = (long) n->min * b;
+    if (n->max == RE_INF)
+      a += b + 2;
+    else
+      a += (long) (n->max - n->min) * (b + 1);
+    break;
+  default:
+    return 1;
+  }
+  return a > RE_MAX_PROG ? RE_MAX_PROG + 1L : a;
+}
+
+/* Code generation: appends an instruction to the program, which was
+ * allocated at its final size. */
 static int
 emit(re_parse_t *ps, int op, uint32_t c)
 {
   mcp__re_t *re = ps->re;
-  re_inst_t *np;
+  re_inst_t *in;
 
-  if (re->nprog >= RE_MAX_PROG)
+  if (re->nprog >= ps->capprog)
     return re_fail(ps, MCP_EINVAL, "pattern too large once expanded");
-  np = realloc(re->prog, (size_t) (re->nprog + 1) * sizeof *np);
-  if (np == NULL)
-    return re_fail(ps, MCP_ENOMEM, "out of memory");
-  re->prog = np;
-  np[re->nprog].op = op;
-  np[re->nprog].c = c;
-  np[re->nprog].x = np[re->nprog].y = 0;
+  in = &re->prog[re->nprog];
+  in->op = op;
+  in->c = c;
+  in->x = in->y = 0;
   return re->nprog++;
 }
 
@@ -756,6 +789,12 @@ gen(re_parse_t *ps, int ni, int depth)
   }
 }
 
+int
+mcp__re_size(const mcp__re_t *re)
+{
+  return re->nprog;
+}
+
 void
 mcp__re_free(mcp__re_t *re)
 {
@@ -789,6 +828,18 @@ mcp__re_compile(const char *pattern, mcp__re_t **out, char *msg,
   root = parse_alt(&ps);
   if (root >= 0 && ps.p < ps.end)
     re_fail(&ps, MCP_EINVAL, "unmatched )");
+  if (ps.rc == 0) {
+    long size = prog_size(&ps, root, 0) + 1;   /* and OP_MATCH */
+
+    if (size > RE_MAX_PROG) {
+      re_fail(&ps, MCP_EINVAL, "pattern too large once expanded");
+    } else {
+      ps.re->prog = malloc((size_t) size * sizeof *ps.re->prog);
+      if (ps.re->prog == NULL)
+        re_fail(&ps, MCP_ENOMEM, "out of memory");
+      ps.capprog = (int) size;
+    }
+  }
   if (ps.rc == 0)
     gen(&ps, root, 0);
   if (ps.rc == 0)

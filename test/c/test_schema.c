@@ -578,6 +578,36 @@ test_step_budget(void)
   mcp_schema_free(s);
 }
 
+/* Found by fuzzing (issue 11): compiling cost grew with every pattern of a
+ * schema (a pattern refused for its size was generated up to the limit
+ * first). A pattern's size is now measured before it is generated, and a
+ * schema's patterns share one bound. */
+static void
+test_pattern_budget(void)
+{
+  size_t n = 200, i, len = 0, cap = n * 48 + 64;
+  char *text = malloc(cap);
+  mcp_schema_t *s;
+
+  ASSERT_NOT_NULL(text);
+  /* One large pattern (19,000 instructions) still compiles and works. */
+  s = compile_ok("{\"pattern\":\"^(?:a{1000}){19}$\"}", NULL);
+  mcp_schema_free(s);
+  /* Too large once expanded: refused, however it nests. */
+  ASSERT_EQ(compile_rc("{\"pattern\":\"((a{1000}){1000}){1000}\"}", NULL),
+            MCP_EINVAL);
+  ASSERT_EQ(compile_rc("{\"pattern\":\"a{1000}{1000}\"}", NULL), MCP_EINVAL);
+  /* 200 such patterns are 3.8 million instructions: over the schema's. */
+  len += (size_t) snprintf(text + len, cap - len, "{\"properties\":{");
+  for (i = 0; i < n; i++)
+    len += (size_t) snprintf(text + len, cap - len,
+                             "%s\"p%zu\":{\"pattern\":\"(?:a{1000}){19}\"}",
+                             i ? "," : "", i);
+  snprintf(text + len, cap - len, "}}");
+  ASSERT_EQ(compile_rc(text, NULL), MCP_ETOOBIG);
+  free(text);
+}
+
 int
 main(void)
 {
@@ -594,6 +624,7 @@ main(void)
   RUN_TEST(test_strings_and_format);
   RUN_TEST(test_patterns);
   RUN_TEST(test_step_budget);
+  RUN_TEST(test_pattern_budget);
   RUN_TEST(test_boolean_and_misc);
   TEST_DONE();
 }
