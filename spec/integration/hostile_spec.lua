@@ -171,6 +171,21 @@ describe("a hostile server over stdio", function()
   end)
 end)
 
+describe("a server whose request ids are past 2^53", function()
+  -- Found by fuzzing (issue 11): cJSON holds numbers as doubles, so the
+  -- answer to id 9007199254740993 went out as 9007199254740992.
+  it("gets its ids back digit for digit, from the core and from a Lua handler", function()
+    run_async(function()
+      with_client("stdio", function(client)
+        for _, method in ipairs{ "ping", "roots/list" } do
+          local r = assert(client:call_tool("big_id", { method = method }))
+          assert.equal("9007199254740993", r.content[1].text, method)
+        end
+      end, { handlers = { roots = { { uri = "file:///tmp", name = "tmp" } } } })
+    end)
+  end)
+end)
+
 describe("a hostile server over HTTP", function()
   local function stats(client)
     return mcp.json.decode(assert(client:call_tool("stats", {})).content[1].text)

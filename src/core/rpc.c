@@ -668,13 +668,35 @@ fail_by_raw_id(mcp_rpc_t *rpc, const mcp_error_t *err, const char *text,
     bad_message(rpc, err, text, len);
 }
 
+/* A request's numeric id as its exact text (a cJSON raw item), since cJSON
+ * holds numbers as doubles and would answer id 9007199254740993 as
+ * 9007199254740992; NULL when the id is not a number. */
+static cJSON *
+exact_id(const mcp_rpc_t *rpc, const char *text, size_t len, const cJSON *id)
+{
+  mcp_json_member_t m[16];
+  const mcp_json_member_t *raw;
+  char buf[64];
+  size_t n;
+
+  if (!cJSON_IsNumber(id) ||
+      mcp_json_members(text, len, rpc->max_depth, m, 16, &n) != 0)
+    return NULL;
+  raw = mcp_json_member(m, n, "id");
+  if (raw == NULL || raw->value_len >= sizeof buf)
+    return NULL;
+  memcpy(buf, raw->value, raw->value_len);
+  buf[raw->value_len] = '\0';
+  return cJSON_CreateRaw(buf);
+}
+
 static void
 on_message(void *ud, const char *text, size_t len)
 {
   mcp_rpc_t *rpc = ud;
   mcp_error_t err;
   mcp_msg_t m;
-  cJSON *msg;
+  cJSON *msg, *exact;
 
   if (!rpc->open)
     return;
@@ -691,7 +713,11 @@ on_message(void *ud, const char *text, size_t len)
     handle_response(rpc, &m);
     break;
   case MCP_MSG_REQUEST:
+    exact = exact_id(rpc, text, len, m.id);
+    if (exact != NULL)
+      m.id = exact;
     handle_request(rpc, &m);
+    cJSON_Delete(exact);
     break;
   case MCP_MSG_NOTIFICATION:
     if (strcmp(m.method, "notifications/progress") == 0 &&

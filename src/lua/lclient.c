@@ -867,12 +867,19 @@ check_id(lua_State *L, int idx)
 {
   cJSON *id = NULL;
 
-  if (lua_type(L, idx) == LUA_TSTRING)
+  if (lua_type(L, idx) == LUA_TSTRING) {
     id = cJSON_CreateString(lua_tostring(L, idx));
-  else if (lua_type(L, idx) == LUA_TNUMBER)
+  } else if (lua_isinteger(L, idx)) {
+    char num[32];
+
+    /* Every digit: a double would round ids past 2^53. */
+    snprintf(num, sizeof num, LUA_INTEGER_FMT, lua_tointeger(L, idx));
+    id = cJSON_CreateRaw(num);
+  } else if (lua_type(L, idx) == LUA_TNUMBER) {
     id = cJSON_CreateNumber(lua_tonumber(L, idx));
-  else
+  } else {
     luaL_argerror(L, idx, "request id must be a string or a number");
+  }
   if (id == NULL)
     luaL_error(L, "out of memory");
   return id;

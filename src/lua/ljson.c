@@ -37,6 +37,13 @@ push_json_depth(lua_State *L, const cJSON *v, int array_mt)
       lua_pushnumber(L, d);
   } else if (cJSON_IsString(v)) {
     lua_pushstring(L, v->valuestring);
+  } else if (cJSON_IsRaw(v)) {
+    /* Exact text kept by the core (a request id past 2^53). */
+    mcp_error_t err;
+
+    if (lmcp_decode_json(L, v->valuestring, strlen(v->valuestring), 1,
+                         &err) != 0)
+      lua_pushnil(L);
   } else if (cJSON_IsArray(v)) {
     lua_createtable(L, cJSON_GetArraySize(v), 0);
     i = 1;
