@@ -36,8 +36,9 @@ end
 --- Returns response = { status, headers (lower-case names), body,
 --- http_version, url, connects (new connections made: 0 when a pooled
 --- one was reused), redirect_url (the target of a 3xx not followed) }, or
---- nil and an mcp.error: ETIMEDOUT, ECANCELED, ETOOBIG, EINVAL, or EIO for
---- a transport failure (err.cause and err.curl_code give libcurl's reason).
+--- nil and an mcp.error: ETIMEDOUT, ECANCELED, ETOOBIG, EINVAL, ECONNECT when
+--- no connection could be made (nothing was sent), or EIO for another
+--- transport failure (err.cause and err.curl_code give libcurl's reason).
 --- An HTTP error status is a response, not an error. A task that is
 --- closed while waiting cancels its request.
 function M.request(opts)

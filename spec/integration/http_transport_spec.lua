@@ -70,6 +70,43 @@ describe("server-everything over Streamable HTTP, restarted", function()
   end)
 end)
 
+describe("server-everything over Streamable HTTP, down for a while", function()
+  -- Issue 12: a call made while the server cannot be connected to waits
+  -- (retried with backoff within its deadline) instead of failing at once.
+  it("waits for it to come back, then the call succeeds in a new session", function()
+    run_async(function()
+      local srv <close> = fixture.http_server("everything_http", { "streamableHttp" })
+      local port = srv.port
+      local client <close> = assert(mcp.connect{ url = srv.url("/mcp"), on_log = function() end })
+      assert(client:call_tool("get-sum", { a = 1, b = 1 }))
+      srv.stop()
+      local result, err, finished
+      mcp.spawn(function()
+        result, err = client:call_tool("get-sum", { a = 4, b = 5 }, { timeout = 20 })
+        finished = true
+      end)
+      mcp.sleep(0.5)                -- the server stays down this long
+      assert.is_nil(finished, "the call did not wait: " .. tostring(err))
+      local again <close> = fixture.http_server("everything_http", { "streamableHttp", tostring(port) })
+      while not finished do mcp.sleep(0.02) end
+      assert(result, err)
+      assert.matches("9", result.content[1].text, 1, true)
+      assert.equal(2, client.sessions)
+    end, 40)
+  end)
+
+  it("fails a call at its deadline, its first step (listing the tools) included", function()
+    run_async(function()
+      local srv <close> = fixture.http_server("everything_http", { "streamableHttp" })
+      local client <close> = assert(mcp.connect{ url = srv.url("/mcp"), on_log = function() end })
+      srv.stop()
+      local r, err = client:call_tool("get-sum", { a = 1, b = 2 }, { timeout = 0.6 })
+      assert.is_nil(r)
+      assert.equal("ETIMEDOUT", err.code)
+    end, 40)
+  end)
+end)
+
 describe("server-everything over the legacy HTTP+SSE transport", function()
   it("is found by auto mode's fallback and works", function()
     run_async(function()

@@ -14,6 +14,14 @@
 #include "json.h"
 #include "session.h"
 
+/* Waiting for a server that cannot be connected to: the first retry after
+ * RECONNECT_MIN_MS, doubling up to RECONNECT_MAX_MS, each +-25% so that
+ * many clients do not come back at once. Requests wait within their own
+ * deadlines. */
+#define RECONNECT_MIN_MS 250u
+#define RECONNECT_MAX_MS 5000u
+#define RECONNECT_QUIET_MS 10000u   /* a failure after this much: start over */
+
 /* What a request set up on the server, which a new session must get again. */
 typedef enum { SETUP_NONE, SETUP_LEVEL, SETUP_SUBSCRIBE, SETUP_UNSUBSCRIBE }
 setup_kind_t;
@@ -41,8 +49,12 @@ struct mcp_client_s {
   int restoring;               /* restore requests not answered yet */
   mcp_client_ready_cb init_cb; /* the owner's first handshake */
   void *init_data;
+  uv_timer_t reconnect;        /* the next try to connect */
+  unsigned attempts;           /* failed connects in a row */
+  uint64_t last_failure;       /* loop time of the last */
   unsigned renewing : 1;       /* a new handshake is under way */
   unsigned closing : 1;
+  unsigned timer_inited : 1;
 };
 
 /* A request that sets something up, watched so that it can be restored. */
@@ -122,6 +134,12 @@ client_free(mcp_client_t *c)
 }
 
 static void
+timer_closed(uv_handle_t *h)
+{
+  client_free(h->data);
+}
+
+static void
 on_closed(void *ud)
 {
   mcp_client_t *c = ud;
@@ -130,24 +148,67 @@ on_closed(void *ud)
   c->transport = NULL;
   if (c->cb.on_closed != NULL)
     c->cb.on_closed(c->ud);
-  client_free(c);
+  if (c->timer_inited)
+    uv_close((uv_handle_t *) &c->reconnect, timer_closed);
+  else
+    client_free(c);
 }
 
-/* A request sent in session `epoch` found it expired. Held, it is sent
- * again once a newer session exists: at once when one already does, else
- * after the handshake the first such request starts. */
+static void
+on_reconnect(uv_timer_t *t)
+{
+  mcp_client_t *c = t->data;
+
+  if (c->rpc != NULL && !c->closing && !c->renewing)
+    mcp_rpc_resend_held(c->rpc);
+}
+
+/* A request found no connection: it waits, and the held requests are
+ * tried again after the backoff. */
 static int
-on_expired(void *ud, unsigned epoch)
+wait_for_connection(mcp_client_t *c)
+{
+  uint64_t now = uv_now(c->loop), delay;
+
+  if (!c->timer_inited) {
+    if (uv_timer_init(c->loop, &c->reconnect) != 0)
+      return MCP_UNSENT_FAIL;
+    c->reconnect.data = c;
+    c->timer_inited = 1;
+  }
+  if (now - c->last_failure > RECONNECT_QUIET_MS)
+    c->attempts = 0;
+  c->last_failure = now;
+  if (uv_is_active((uv_handle_t *) &c->reconnect))
+    return MCP_UNSENT_HOLD;       /* a retry is already due */
+  delay = RECONNECT_MIN_MS << (c->attempts < 5 ? c->attempts : 5);
+  if (delay > RECONNECT_MAX_MS)
+    delay = RECONNECT_MAX_MS;
+  /* Jitter: not a secret, so the clock's low bits will do. */
+  delay = delay * 3 / 4 + uv_hrtime() % (delay / 2 + 1);
+  c->attempts++;
+  uv_timer_start(&c->reconnect, on_reconnect, delay, 0);
+  return MCP_UNSENT_HOLD;
+}
+
+/* A request did not run. With no connection, it waits for one. When its
+ * session (`epoch`) expired, it is sent again once a newer session exists:
+ * at once when one already does, else after the handshake the first such
+ * request starts. */
+static int
+on_unsent(void *ud, unsigned epoch, const mcp_error_t *why)
 {
   mcp_client_t *c = ud;
   mcp_error_t err;
 
   if (c->closing || c->number == 0)
-    return MCP_EXPIRED_FAIL;
+    return MCP_UNSENT_FAIL;
+  if (why->code == MCP_ECONNECT)
+    return wait_for_connection(c);
   if (epoch < c->number && !c->renewing)
-    return MCP_EXPIRED_RESEND;
+    return MCP_UNSENT_RESEND;
   if (c->renewing)
-    return MCP_EXPIRED_HOLD;
+    return MCP_UNSENT_HOLD;
   c->renewing = 1;
   if (c->reset_session != NULL)
     c->reset_session(c->transport);
@@ -155,9 +216,9 @@ on_expired(void *ud, unsigned epoch)
                              c->init_timeout_ms, renewed, c, &err) != 0) {
     c->renewing = 0;
     mcp_rpc_fail_held(c->rpc, &err);
-    return MCP_EXPIRED_FAIL;
+    return MCP_UNSENT_FAIL;
   }
-  return MCP_EXPIRED_HOLD;
+  return MCP_UNSENT_HOLD;
 }
 
 /* ---- a new session ------------------------------------------------------- */
@@ -338,7 +399,7 @@ mcp_client_new(uv_loop_t *loop, const mcp_rpc_opts_t *opts, int sessions,
 {
   static const mcp_rpc_handler_t handler = {
     on_request, on_notification, on_bad_message, on_log, on_lost, on_closed,
-    on_expired
+    on_unsent
   };
   mcp_rpc_opts_t ro;
   mcp_client_t *c = calloc(1, sizeof *c);
@@ -556,6 +617,8 @@ void
 mcp_client_close(mcp_client_t *c)
 {
   c->closing = 1;
+  if (c->timer_inited)
+    uv_timer_stop(&c->reconnect);
   mcp_rpc_close(c->rpc);
 }
 
@@ -563,6 +626,8 @@ void
 mcp_client_abort(mcp_client_t *c, const mcp_error_t *err)
 {
   c->closing = 1;
+  if (c->timer_inited)
+    uv_timer_stop(&c->reconnect);
   mcp_rpc_abort(c->rpc, err);
 }
 

@@ -11,7 +11,9 @@
  * subscriptions, and roots announced again), then the held requests are
  * sent again, each once, with their ids and within their own deadlines,
  * and the owner hears of it through on_session. A request sent in an older
- * session than the current one is sent again at once.
+ * session than the current one is sent again at once. A request that
+ * found no connection (MCP_ECONNECT: nothing was sent) waits too, and is
+ * tried again with backoff and jitter within its deadline.
  *
  * Ownership: the client owns its rpc endpoint, which owns the transport
  * given to mcp_client_attach. After mcp_client_close the owner waits for

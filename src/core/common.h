@@ -31,7 +31,8 @@
   XX(ENOTSUP, "the server did not declare this capability")                  \
   XX(ESESSION, "the server's session expired")                                \
   XX(EURLELICIT, "the server needs URL elicitations completed first")         \
-  XX(EREJECTED, "the user declined")
+  XX(EREJECTED, "the user declined")                                          \
+  XX(ECONNECT, "cannot connect to the server")
 
 typedef enum {
   MCP_OK = 0,

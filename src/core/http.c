@@ -412,6 +412,28 @@ set_method(mcp_http_t *req, int with_body)
   }
 }
 
+/* 1 for the CURLcodes of a transfer that found no connection. */
+static int
+never_connected(CURLcode rc)
+{
+  return rc == CURLE_COULDNT_CONNECT || rc == CURLE_COULDNT_RESOLVE_HOST ||
+         rc == CURLE_COULDNT_RESOLVE_PROXY;
+}
+
+/* 1 when the server cannot have run the request: no connection was found
+ * (and none of an earlier attempt's was sent), or the write was reset. A
+ * reset on our own write means the peer's socket was closed when the
+ * request reached it (a pooled connection the server had dropped): no
+ * server read it. A server that read it and then went away shows as an
+ * empty answer instead, which does not count. */
+static int
+nothing_sent(const mcp_http_t *req, CURLcode rc)
+{
+  if (never_connected(rc))
+    return !req->sent;
+  return rc == CURLE_SEND_ERROR;
+}
+
 /* CURLOPT_PREREQFUNCTION: libcurl is about to send the request on a
  * connection. A second time for the same issue of the request is its
  * silent retry after a reused connection died: refused for a request
@@ -483,10 +505,16 @@ on_xfer_done(mcp_curl_xfer_t *x, CURLcode rc)
     if (!req->cancelled)
       deliver(req);                   /* what the last flush left */
     detail = req->errbuf[0] ? req->errbuf : curl_easy_strerror(rc);
-    if (req->resend_refused) {
+    if (req->resend_refused ||
+        (req->send_once && req->sent && never_connected(rc))) {
+      /* libcurl's retry on a new connection was refused, or it could not
+       * connect for it: either way the request had gone out. */
       mcp_error_set(&err, MCP_ECLOSED, "the connection closed after the "
                     "request was sent and before any answer: the server "
                     "may have received it, so it was not sent again");
+    } else if (!req->cancelled && nothing_sent(req, rc)) {
+      mcp_error_set(&err, MCP_ECONNECT, "cannot connect to the server: %s "
+                    "(curl %d)", detail, (int) rc);
     } else if (req->cancelled && !req->oom) {
       mcp_error_set(&err, MCP_ECANCELED, "HTTP request cancelled");
     } else if (req->headers_too_big) {

@@ -14,7 +14,9 @@
  *                                MCP_ECANCELED, MCP_ETIMEDOUT, MCP_ETOOBIG,
  *                                MCP_ENOMEM, MCP_ECLOSED (a send_once
  *                                request that libcurl would have sent
- *                                again) or MCP_EIO (a transport failure;
+ *                                again), MCP_ECONNECT (no connection:
+ *                                nothing was sent) or MCP_EIO (a transport
+ *                                failure;
  *                                mcp_http_curl_code/_curl_error give the
  *                                raw CURLcode and CURLOPT_ERRORBUFFER text).
  * An HTTP error status is not an error here: the status is reported.

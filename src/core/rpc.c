@@ -817,20 +817,21 @@ on_request_failed(void *ud, uint64_t id, const mcp_error_t *err)
   mcp_rpc_t *rpc = ud;
   pending_t *p;
 
-  /* A request whose session expired may go again in the next one, when
-   * its text was kept and the owner says so. */
+  /* A request that did not run (its session expired, or there was no
+   * connection) may go again, when its text was kept and the owner says
+   * so. */
   p = table_find(rpc, id);
-  if (p != NULL && err->code == MCP_ESESSION && p->text != NULL &&
-      !p->held && rpc->handler.on_expired != NULL) {
-    switch (rpc->handler.on_expired(rpc->ud, p->epoch)) {
-    case MCP_EXPIRED_HOLD:
+  if (p != NULL && (err->code == MCP_ESESSION || err->code == MCP_ECONNECT) &&
+      p->text != NULL && !p->held && rpc->handler.on_unsent != NULL) {
+    switch (rpc->handler.on_unsent(rpc->ud, p->epoch, err)) {
+    case MCP_UNSENT_HOLD:
       p = table_find(rpc, id);     /* the owner may have ended it */
       if (p != NULL) {
         p->held = 1;
         rpc->held++;
       }
       return;
-    case MCP_EXPIRED_RESEND:
+    case MCP_UNSENT_RESEND:
       p = table_find(rpc, id);
       if (p != NULL) {
         p->held = 1;

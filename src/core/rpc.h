@@ -57,15 +57,16 @@ typedef struct mcp_rpc_handler_s {
   /* The transport is gone; every pending request has already failed. */
   void (*on_lost)(void *ud, const mcp_error_t *err);
   void (*on_closed)(void *ud);
-  /* Optional. A request sent at this epoch failed with MCP_ESESSION (its
-   * session expired): return MCP_EXPIRED_HOLD to keep it (its id, text
-   * and deadline) until mcp_rpc_resend_held or mcp_rpc_fail_held,
-   * MCP_EXPIRED_RESEND to send it again at once, MCP_EXPIRED_FAIL to let
-   * it fail. Only requests whose text was kept (keep_texts) are asked. */
-  int (*on_expired)(void *ud, unsigned epoch);
+  /* Optional. A request sent at this epoch failed without being run:
+   * MCP_ESESSION (its session expired) or MCP_ECONNECT (no connection).
+   * Return MCP_UNSENT_HOLD to keep it (its id, text and deadline) until
+   * mcp_rpc_resend_held or mcp_rpc_fail_held, MCP_UNSENT_RESEND to send it
+   * again at once, MCP_UNSENT_FAIL to let it fail with err. Only requests
+   * whose text was kept (keep_texts) are asked. */
+  int (*on_unsent)(void *ud, unsigned epoch, const mcp_error_t *err);
 } mcp_rpc_handler_t;
 
-enum { MCP_EXPIRED_FAIL, MCP_EXPIRED_HOLD, MCP_EXPIRED_RESEND };
+enum { MCP_UNSENT_FAIL, MCP_UNSENT_HOLD, MCP_UNSENT_RESEND };
 
 typedef struct mcp_rpc_opts_s {
   int max_depth;               /* JSON nesting limit; 0: default */
@@ -135,7 +136,7 @@ size_t mcp_rpc_diagnostics(const mcp_rpc_t *rpc, char *out, size_t cap);
 void mcp_rpc_initialized(mcp_rpc_t *rpc, const char *version);
 
 /* Requests sent from now on are stamped with epoch (the owner's session
- * number), which on_expired is told. */
+ * number), which on_unsent is told. */
 void mcp_rpc_set_epoch(mcp_rpc_t *rpc, unsigned epoch);
 /* Sends every held request again, as it was (same id), and stamps it with
  * the current epoch; one that cannot be sent fails with the reason. */

@@ -728,13 +728,15 @@ post_done(http_transport_t *t, xfer_t *x, const mcp_error_t *err)
                    "an answer");
     return;
   }
-  if (x->status == 0 && err != NULL && err->code == MCP_ECLOSED) {
-    /* Sent, then the connection died: not sent again (send_once). */
-    fail_request(t, x->request_id, MCP_ECLOSED, 0, "%s", err->msg);
+  if (x->status == 0 && err != NULL &&
+      (err->code == MCP_ECLOSED || err->code == MCP_ECONNECT)) {
+    /* Sent, then the connection died: not sent again (send_once). Or
+     * never sent, for want of a connection: the owner may try again. */
+    fail_request(t, x->request_id, err->code, 0, "%s", err->msg);
     return;
   }
   if (x->status == 0) {
-    /* No HTTP answer at all: refused, reset, timed out. */
+    /* No HTTP answer at all: reset, timed out. */
     fail_request(t, x->request_id, MCP_ECLOSED, 0, "cannot reach the server: %s",
                  err ? err->msg : "no answer");
     return;
