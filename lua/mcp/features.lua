@@ -78,6 +78,17 @@ function Client:list_tools(opts)
   return tools
 end
 
+-- opts for the next step of a call whose deadline (loop ms) is given: a
+-- copy whose timeout is what is left, so that a step past the deadline
+-- fails with ETIMEDOUT. opts itself when there is no deadline.
+local function remaining(opts, deadline)
+  if deadline == nil then return opts end
+  local o = {}
+  for k, v in pairs(opts or {}) do o[k] = v end
+  o.timeout = math.max(deadline - core.now(), 1) / 1000
+  return o
+end
+
 --- syntax: result, err = client:call_tool(name, args?, opts?)
 --- The CallToolResult as the server sent it: content (every type),
 --- structuredContent, isError, _meta. A tool's own failure
@@ -93,25 +104,30 @@ end
 --- sent, and structuredContent against its outputSchema (ESCHEMA, with the
 --- raw result in err.result); see mcp.validation. The first call lists the
 --- tools when the client has not yet, so that the schemas are known.
+--- The call's timeout covers all of its steps (listing, calling, URL
+--- elicitations, calling again): one deadline.
 function Client:call_tool(name, args, opts)
   self:_check()
   if type(name) ~= "string" then check_string(name, 1, "call_tool") end
   if args ~= nil and type(args) ~= "table" then check_table(args, 2, "call_tool") end
+  local deadline
   if self.tools_by_name == nil and not self._listing_failed
       and (self._validate_input or self._validate_output)
       and self:_require("tools/list", "tools") == nil then
-    local listed, err = self:list_tools()
+    deadline = core.now() + (opts and opts.timeout and opts.timeout * 1000 or self._timeout)
+    local listed, err = self:list_tools(remaining(opts, deadline))
     if not listed then
-      if err.code == "ECLOSED" then return nil, err end
+      if err.code == "ECLOSED" or err.code == "ETIMEDOUT" then return nil, err end
       self._listing_failed = true
     end
   end
-  local result, err = self:_call_tool(name, args, opts)
+  local result, err = self:_call_tool(name, args, remaining(opts, deadline))
   if not result and err.code == "EURLELICIT" and opts and opts.elicit then
     -- Do what the server asked for, then try once more (E11).
-    local ok, eerr = self:run_url_elicitations(err.elicitations, opts)
+    deadline = deadline or core.now() + (opts.timeout and opts.timeout * 1000 or self._timeout)
+    local ok, eerr = self:run_url_elicitations(err.elicitations, remaining(opts, deadline))
     if not ok then return nil, eerr end
-    result, err = self:_call_tool(name, args, opts)
+    result, err = self:_call_tool(name, args, remaining(opts, deadline))
   end
   if not result then return nil, err end
   return result

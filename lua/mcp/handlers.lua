@@ -420,8 +420,9 @@ function Client:run_url_elicitations(list, opts)
         tostring(e.elicitationId), tostring(result.action)))
     end
     local ok
-    ok, err = self:wait_elicitation(e.elicitationId,
-      { timeout = opts and opts.elicit_wait or DEFAULT_ELICIT_WAIT })
+    ok, err = self:wait_elicitation(e.elicitationId, { timeout = math.min(
+      opts and opts.elicit_wait or DEFAULT_ELICIT_WAIT,
+      opts and opts.timeout or math.huge) })
     if not ok and err.code ~= "ETIMEDOUT" then return nil, err end
   end
   return true
