@@ -119,6 +119,22 @@ for _, transport in ipairs{ "stdio", "http" } do
       end)
     end
 
+    -- Issue 12: one decoder for every result, whatever its envelope (the
+    -- slow one went through cJSON: 2^53 + 1 lost its last digit, "a\0b"
+    -- became "a").
+    it("gets the same values from a result whatever its envelope", function()
+      run_async(function()
+        with_client(transport, function(client)
+          for _, slow in ipairs{ false, true } do
+            local sc = assert(client:call_tool("envelope", { slow = slow })).structuredContent
+            assert.equal(9007199254740993, sc.big)
+            assert.equal(-9007199254740993, sc.neg)
+            assert.equal("a\0b", sc.nul)
+          end
+        end)
+      end)
+    end)
+
     it("sends a line that is not JSON: reported, and the answer still arrives", function()
       run_async(function()
         with_client(transport, function(client, bad)

@@ -595,6 +595,21 @@ others_valid(const mcp_json_member_t *m, size_t count,
   return 1;
 }
 
+/* Completes pending request id, which takes raw results, with the text
+ * of its result. */
+static void
+complete_raw(mcp_rpc_t *rpc, uint64_t id, const mcp_json_member_t *result)
+{
+  pending_t *p = table_take(rpc, id);
+  mcp_rpc_raw_cb raw = p->on_raw_result;
+  void *data = p->data;
+
+  rpc->raw_requests--;
+  deadline_remove(rpc, p);
+  pending_free(p);
+  raw(data, result->value, result->value_len);
+}
+
 /* A result for a request that takes raw results is handed over as text,
  * found by a scan of the top-level members: no tree is built. Returns 1
  * when the message was taken, 0 to go the ordinary way (which also
@@ -604,11 +619,9 @@ fast_result(mcp_rpc_t *rpc, const char *text, size_t len)
 {
   mcp_json_member_t m[8];
   const mcp_json_member_t *id, *result, *version;
-  mcp_rpc_raw_cb raw;
   uint64_t n = 0;
   size_t count, i;
   pending_t *p;
-  void *data;
 
   if (mcp_json_members(text, len, rpc->max_depth, m, 8, &count) != 0 ||
       count > 6 || mcp_json_member(m, count, "method") != NULL ||
@@ -630,13 +643,7 @@ fast_result(mcp_rpc_t *rpc, const char *text, size_t len)
   p = table_find(rpc, n);
   if (p == NULL || p->on_raw_result == NULL)
     return 0;
-  p = table_take(rpc, n);
-  rpc->raw_requests--;
-  deadline_remove(rpc, p);
-  raw = p->on_raw_result;
-  data = p->data;
-  pending_free(p);
-  raw(data, result->value, result->value_len);
+  complete_raw(rpc, n, result);
   return 1;
 }
 
@@ -666,6 +673,32 @@ fail_by_raw_id(mcp_rpc_t *rpc, const mcp_error_t *err, const char *text,
     complete(p, err, NULL);
   else
     bad_message(rpc, err, text, len);
+}
+
+/* A result that did not fit the fast path (more members, an id written
+ * otherwise) for a request that takes raw results still goes to it as
+ * text: one decoder for every result, whatever its envelope. Returns 1
+ * when it was taken. */
+static int
+raw_result(mcp_rpc_t *rpc, const char *text, size_t len, const mcp_msg_t *m)
+{
+  mcp_json_member_t mem[16];
+  const mcp_json_member_t *result;
+  pending_t *p;
+  uint64_t id;
+  size_t n;
+
+  if (rpc->raw_requests == 0 || mcp_jsonrpc_id_u64(m->id, &id) != 0)
+    return 0;
+  p = table_find(rpc, id);
+  if (p == NULL || p->on_raw_result == NULL ||
+      mcp_json_members(text, len, rpc->max_depth, mem, 16, &n) != 0)
+    return 0;
+  result = mcp_json_member(mem, n, "result");
+  if (result == NULL)
+    return 0;                  /* past the members recorded: the tree */
+  complete_raw(rpc, id, result);
+  return 1;
 }
 
 /* A request's numeric id as its exact text (a cJSON raw item), since cJSON
@@ -709,6 +742,9 @@ on_message(void *ud, const char *text, size_t len)
   }
   switch (mcp_jsonrpc_classify(msg, &m)) {
   case MCP_MSG_RESULT:
+    if (!raw_result(rpc, text, len, &m))
+      handle_response(rpc, &m);
+    break;
   case MCP_MSG_ERROR:
     handle_response(rpc, &m);
     break;
