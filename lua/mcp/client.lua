@@ -63,6 +63,11 @@ local function check_options(opts)
       error(("mcp.connect: command[%d] is not a string"):format(i), 3)
     end
   end
+  local r = opts.restart
+  if r ~= nil and (type(r) ~= "table" or math.type(r.max) ~= "integer" or r.max < 0
+      or (r.backoff ~= nil and (type(r.backoff) ~= "number" or r.backoff < 0))) then
+    error("mcp.connect: 'restart' must be { max = integer, backoff = seconds }", 3)
+  end
   if opts.env ~= nil and type(opts.env) ~= "table" then
     error("mcp.connect: 'env' must be a table of NAME = value", 3)
   end
@@ -131,6 +136,9 @@ function M.add_capabilities(fn) capability_providers[#capability_providers + 1] 
 --- syntax: client, err = mcp.connect(opts)
 --- opts: name, command = { ... }, env = { NAME = value | false }, cwd,
 --- timeout (seconds, per request; default 60), init_timeout (seconds),
+--- restart = { max = n, backoff = seconds (default 1, doubling) } to start
+--- a stdio server again when it dies (calls meanwhile fail with ECLOSED;
+--- on_session reports the new session, set-up restored),
 --- max_message (bytes), grace (seconds, per step of the shutdown ladder),
 --- ping_interval (seconds) and ping_misses (default 3) for a keep-alive,
 --- handlers = { sampling, elicitation, roots } (see mcp.handlers),
@@ -193,6 +201,8 @@ function M.connect(opts)
       max_depth = opts.max_depth,
       grace = seconds_to_ms(opts.grace, "grace"),
       stderr_ring = opts.stderr_ring,
+      restart_max = opts.restart and opts.restart.max,
+      restart_backoff = opts.restart and seconds_to_ms(opts.restart.backoff or 1, "restart.backoff"),
     }, core_handlers(self))
   end
   if not core_client then return nil, err end

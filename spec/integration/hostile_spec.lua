@@ -19,7 +19,7 @@ local function with_client(transport, fn, opts)
               on_bad_message = function(err) bad[#bad + 1] = err end }
   for k, v in pairs(opts or {}) do o[k] = v end
   if transport == "stdio" then
-    o.command = { "node", "spec/fixtures/hostile.js" }
+    o.command = o.command or { "node", "spec/fixtures/hostile.js" }
     local client <close> = assert(mcp.connect(o))
     fn(client, bad)
   else
@@ -183,6 +183,56 @@ describe("a hostile server over stdio", function()
         assert.equal("ECLOSED", err.code)
       end, { grace = 0.2 })
       assert.is_true(fixture.wait_dead(pid, 5))
+    end)
+  end)
+end)
+
+-- Issue 12: restart = { max, backoff } starts a dead stdio server again.
+describe("a stdio server that dies, with restart", function()
+  it("fails calls at once while it is down, starts it again with its set-up, and calls succeed", function()
+    run_async(function()
+      local sessions = {}
+      with_client("stdio", function(client)
+        assert(client:set_log_level("debug"))
+        local r, err = client:call_tool("crash", {})
+        assert.is_nil(r)
+        assert.equal("ECLOSED", err.code)
+        assert.matches("crashing", err.stderr, 1, true)
+        -- Down: a call fails at once, with the dead server's stderr.
+        r, err = client:call_tool("ok", { text = "too early" })
+        assert.is_nil(r)
+        assert.equal("ECLOSED", err.code)
+        assert.matches("it is being restarted", err.message, 1, true)
+        assert.matches("crashing", err.stderr, 1, true)
+        local deadline = core.now() + 10000
+        while #sessions == 0 and core.now() < deadline do mcp.sleep(0.02) end
+        assert.same({ 2 }, sessions)
+        assert.equal(2, client.sessions)
+        assert.equal("debug", assert(client:call_tool("level", {})).content[1].text)
+        still_works(client)
+      end, { restart = { max = 3, backoff = 0.1 },
+             on_session = function(_, n) sessions[#sessions + 1] = n end })
+    end)
+  end)
+
+  it("gives up after max restarts in a row and reports the loss", function()
+    run_async(function()
+      local marker = os.tmpname()
+      os.remove(marker)
+      local lost
+      with_client("stdio", function(client)
+        assert(io.open(marker, "w")):close()   -- from now on it cannot start
+        local _, err = client:call_tool("crash", {})
+        assert.equal("ECLOSED", err.code)
+        local deadline = core.now() + 10000
+        while not lost and core.now() < deadline do mcp.sleep(0.02) end
+        assert.equal("ECLOSED", lost and lost.code)
+        _, err = client:call_tool("ok", {})
+        assert.equal("ECLOSED", err.code)
+      end, { command = { "node", "spec/fixtures/hostile.js", "--die-if-exists", marker },
+             restart = { max = 2, backoff = 0.05 },
+             on_lost = function(err) lost = err end })
+      os.remove(marker)
     end)
   end)
 end)

@@ -13,6 +13,7 @@
 #include "common.h"
 #include "json.h"
 #include "session.h"
+#include "transport_stdio.h"
 
 /* Waiting for a server that cannot be connected to: the first retry after
  * RECONNECT_MIN_MS, doubling up to RECONNECT_MAX_MS, each +-25% so that
@@ -30,6 +31,15 @@ typedef struct sub_s {
   char *uri;
   struct sub_s *next;
 } sub_t;
+
+/* How to start a stdio server again after it died (owned copies). */
+typedef struct restart_s {
+  mcp_stdio_opts_t opts;
+  char **argv, **env, *cwd;
+  unsigned max;                /* restarts allowed in a row */
+  unsigned made;               /* made since the last good handshake */
+  uint64_t backoff_ms;         /* before the first; doubles each time */
+} restart_t;
 
 struct mcp_client_s {
   uv_loop_t *loop;
@@ -49,12 +59,17 @@ struct mcp_client_s {
   int restoring;               /* restore requests not answered yet */
   mcp_client_ready_cb init_cb; /* the owner's first handshake */
   void *init_data;
-  uv_timer_t reconnect;        /* the next try to connect */
+  uv_timer_t timer;            /* the next try to connect, or restart */
   unsigned attempts;           /* failed connects in a row */
   uint64_t last_failure;       /* loop time of the last */
+  mcp_rpc_opts_t rpc_opts;     /* for the endpoint of a restart */
+  restart_t *restart;          /* NULL: a dead server stays dead */
+  mcp_error_t down_err;        /* why the server stopped, while down */
+  char *down_tail;             /* its stderr tail, while down */
   unsigned renewing : 1;       /* a new handshake is under way */
   unsigned closing : 1;
   unsigned timer_inited : 1;
+  unsigned down : 1;           /* the server died; a restart is due */
 };
 
 /* A request that sets something up, watched so that it can be restored. */
@@ -107,13 +122,34 @@ on_log(void *ud, const char *line, size_t len)
     c->cb.on_log(c->ud, line, len);
 }
 
+static int restart_due(mcp_client_t *c, const mcp_error_t *err);
+
 static void
 on_lost(void *ud, const mcp_error_t *err)
 {
   mcp_client_t *c = ud;
 
+  if (restart_due(c, err))
+    return;                    /* the owner hears of a new session */
   if (c->cb.on_lost != NULL)
     c->cb.on_lost(c->ud, err);
+}
+
+static void
+restart_free(restart_t *r)
+{
+  size_t i;
+
+  if (r == NULL)
+    return;
+  for (i = 0; r->argv != NULL && r->argv[i] != NULL; i++)
+    free(r->argv[i]);
+  for (i = 0; r->env != NULL && r->env[i] != NULL; i++)
+    free(r->env[i]);
+  free(r->argv);
+  free(r->env);
+  free(r->cwd);
+  free(r);
 }
 
 static void
@@ -121,6 +157,8 @@ client_free(mcp_client_t *c)
 {
   sub_t *s;
 
+  restart_free(c->restart);
+  free(c->down_tail);
   while ((s = c->subs) != NULL) {
     c->subs = s->next;
     free(s->uri);
@@ -139,19 +177,57 @@ timer_closed(uv_handle_t *h)
   client_free(h->data);
 }
 
+static void restart_now(uv_timer_t *t);
+
+/* Tells the owner the client is closed, and frees it. */
+static void
+closed(mcp_client_t *c)
+{
+  if (c->cb.on_closed != NULL)
+    c->cb.on_closed(c->ud);
+  if (c->timer_inited)
+    uv_close((uv_handle_t *) &c->timer, timer_closed);
+  else
+    client_free(c);
+}
+
+static int arm_timer(mcp_client_t *c, uv_timer_cb cb, uint64_t ms);
+
 static void
 on_closed(void *ud)
 {
   mcp_client_t *c = ud;
+  uint64_t delay;
 
   c->rpc = NULL;
   c->transport = NULL;
-  if (c->cb.on_closed != NULL)
-    c->cb.on_closed(c->ud);
-  if (c->timer_inited)
-    uv_close((uv_handle_t *) &c->reconnect, timer_closed);
-  else
-    client_free(c);
+  if (!c->down || c->closing) {
+    closed(c);
+    return;
+  }
+  /* The dead server's endpoint is gone: start another after the
+   * backoff, which doubles with each restart in a row. */
+  delay = c->restart->backoff_ms << (c->restart->made < 6 ? c->restart->made
+                                                          : 6);
+  if (arm_timer(c, restart_now, delay) != 0) {
+    c->down = 0;
+    if (c->cb.on_lost != NULL)
+      c->cb.on_lost(c->ud, &c->down_err);
+    closed(c);
+  }
+}
+
+/* Starts the client's timer; 0, or a libuv error. */
+static int
+arm_timer(mcp_client_t *c, uv_timer_cb cb, uint64_t ms)
+{
+  if (!c->timer_inited) {
+    if (uv_timer_init(c->loop, &c->timer) != 0)
+      return -1;
+    c->timer.data = c;
+    c->timer_inited = 1;
+  }
+  return uv_timer_start(&c->timer, cb, ms, 0);
 }
 
 static void
@@ -170,16 +246,10 @@ wait_for_connection(mcp_client_t *c)
 {
   uint64_t now = uv_now(c->loop), delay;
 
-  if (!c->timer_inited) {
-    if (uv_timer_init(c->loop, &c->reconnect) != 0)
-      return MCP_UNSENT_FAIL;
-    c->reconnect.data = c;
-    c->timer_inited = 1;
-  }
   if (now - c->last_failure > RECONNECT_QUIET_MS)
     c->attempts = 0;
   c->last_failure = now;
-  if (uv_is_active((uv_handle_t *) &c->reconnect))
+  if (c->timer_inited && uv_is_active((uv_handle_t *) &c->timer))
     return MCP_UNSENT_HOLD;       /* a retry is already due */
   delay = RECONNECT_MIN_MS << (c->attempts < 5 ? c->attempts : 5);
   if (delay > RECONNECT_MAX_MS)
@@ -187,7 +257,8 @@ wait_for_connection(mcp_client_t *c)
   /* Jitter: not a secret, so the clock's low bits will do. */
   delay = delay * 3 / 4 + uv_hrtime() % (delay / 2 + 1);
   c->attempts++;
-  uv_timer_start(&c->reconnect, on_reconnect, delay, 0);
+  if (arm_timer(c, on_reconnect, delay) != 0)
+    return MCP_UNSENT_FAIL;
   return MCP_UNSENT_HOLD;
 }
 
@@ -263,11 +334,13 @@ restore_one(mcp_client_t *c, const char *method, const char *key,
   cJSON_Delete(params);
 }
 
+static void begin_session(mcp_client_t *c);
+static const mcp_rpc_handler_t *client_handler(void);
+
 static void
 renewed(void *data, const mcp_error_t *err, const cJSON *result)
 {
   mcp_client_t *c = data;
-  sub_t *s;
 
   MCP_UNUSED(result);
   if (err != NULL) {
@@ -279,6 +352,17 @@ renewed(void *data, const mcp_error_t *err, const cJSON *result)
     mcp_rpc_fail_held(c->rpc, &why);
     return;
   }
+  begin_session(c);
+}
+
+/* A new session (after an expiry or a restart): it gets the next number
+ * and what the client had set up, then held requests go again and the
+ * owner hears of it (restored). */
+static void
+begin_session(mcp_client_t *c)
+{
+  sub_t *s;
+
   c->number++;
   mcp_rpc_set_epoch(c->rpc, c->number);
   /* restoring counts one more until everything is sent, so that answers
@@ -291,6 +375,97 @@ renewed(void *data, const mcp_error_t *err, const cJSON *result)
   if (cJSON_GetObjectItemCaseSensitive(c->capabilities, "roots") != NULL)
     mcp_rpc_notify(c->rpc, "notifications/roots/list_changed", NULL, NULL);
   restore_done(c, NULL, NULL);
+}
+
+/* ---- restarting a stdio server ------------------------------------------- */
+
+/* The server died (err): 1 when a restart is due, 0 when the loss is
+ * final (no restarts asked for, all used, or the client is closing). */
+static int
+restart_due(mcp_client_t *c, const mcp_error_t *err)
+{
+  char tail[4096];
+
+  if (c->restart == NULL || c->closing || c->number == 0 ||
+      c->restart->made >= c->restart->max)
+    return 0;
+  c->down = 1;
+  c->down_err = *err;
+  free(c->down_tail);
+  c->down_tail = NULL;
+  if (mcp_rpc_diagnostics(c->rpc, tail, sizeof tail) > 0)
+    c->down_tail = strdup(tail);
+  return 1;
+}
+
+/* Gives up on a server that could not be restarted: the owner hears of
+ * the loss, then of the close. */
+static void
+give_up(mcp_client_t *c, const mcp_error_t *err)
+{
+  c->down = 0;
+  if (c->cb.on_lost != NULL)
+    c->cb.on_lost(c->ud, err);
+  if (c->rpc != NULL)
+    mcp_rpc_close(c->rpc);     /* on_closed follows */
+  else
+    closed(c);
+}
+
+static void
+reborn(void *data, const mcp_error_t *err, const cJSON *result)
+{
+  mcp_client_t *c = data;
+
+  MCP_UNUSED(result);
+  if (err != NULL) {
+    /* Started but no handshake: stop it; on_closed tries again. */
+    c->down = 1;
+    c->down_err = *err;
+    mcp_rpc_close(c->rpc);
+    return;
+  }
+  c->restart->made = 0;
+  begin_session(c);
+}
+
+static void
+restart_now(uv_timer_t *t)
+{
+  mcp_client_t *c = t->data;
+  mcp_transport_t *tr;
+  mcp_error_t err;
+
+  if (c->closing || !c->down)
+    return;
+  c->restart->made++;
+  c->rpc = mcp_rpc_new(c->loop, &c->rpc_opts, client_handler(), c);
+  if (c->rpc == NULL) {
+    mcp_error_set(&err, MCP_ENOMEM, NULL);
+    give_up(c, &err);
+    return;
+  }
+  if (mcp_transport_stdio_new(c->loop, &c->restart->opts,
+                              mcp_rpc_transport_cb(), c->rpc, &tr,
+                              &err) != 0) {
+    mcp_rpc_discard(c->rpc);
+    c->rpc = NULL;
+    give_up(c, &err);
+    return;
+  }
+  mcp_rpc_attach(c->rpc, tr);
+  c->transport = tr;
+  c->down = 0;
+  free(c->down_tail);
+  c->down_tail = NULL;
+  mcp_session_free(&c->session);
+  mcp_session_init(&c->session, c->rpc);
+  if (mcp_session_initialize(&c->session, c->capabilities, c->client_info,
+                             c->init_timeout_ms, reborn, c, &err) != 0) {
+    c->down = 1;
+    c->down_err = err;
+    mcp_rpc_close(c->rpc);
+  }
 }
 
 /* ---- set-up to restore --------------------------------------------------- */
@@ -379,7 +554,8 @@ setup_value(mcp_client_t *c, uint64_t id, setup_kind_t kind)
   cJSON *msg;
   char *value = NULL;
 
-  text = mcp_rpc_request_text(c->rpc, id, &len);
+  MCP_UNUSED(id);
+  text = mcp_rpc_last_request(c->rpc, &len);
   if (text == NULL)
     return NULL;
   msg = mcp_json_parse(text, len, 0, NULL);
@@ -393,14 +569,21 @@ setup_value(mcp_client_t *c, uint64_t id, setup_kind_t kind)
 
 /* ---- the API -------------------------------------------------------------- */
 
-mcp_client_t *
-mcp_client_new(uv_loop_t *loop, const mcp_rpc_opts_t *opts, int sessions,
-               const mcp_client_cb_t *cb, void *ud)
+static const mcp_rpc_handler_t *
+client_handler(void)
 {
   static const mcp_rpc_handler_t handler = {
     on_request, on_notification, on_bad_message, on_log, on_lost, on_closed,
     on_unsent
   };
+
+  return &handler;
+}
+
+mcp_client_t *
+mcp_client_new(uv_loop_t *loop, const mcp_rpc_opts_t *opts, int sessions,
+               const mcp_client_cb_t *cb, void *ud)
+{
   mcp_rpc_opts_t ro;
   mcp_client_t *c = calloc(1, sizeof *c);
 
@@ -414,7 +597,8 @@ mcp_client_new(uv_loop_t *loop, const mcp_rpc_opts_t *opts, int sessions,
   c->cb = *cb;
   c->ud = ud;
   c->sessions = sessions;
-  c->rpc = mcp_rpc_new(loop, &ro, &handler, c);
+  c->rpc_opts = ro;
+  c->rpc = mcp_rpc_new(loop, &ro, client_handler(), c);
   if (c->rpc == NULL) {
     free(c);
     return NULL;
@@ -442,6 +626,58 @@ mcp_client_attach(mcp_client_t *c, mcp_transport_t *t,
   c->transport = t;
   c->reset_session = reset_session;
   mcp_rpc_attach(c->rpc, t);
+}
+
+/* A copy of a NULL-terminated list of strings (NULL stays NULL). */
+static char **
+dup_list(const char *const *list, int *failed)
+{
+  size_t n = 0, i;
+  char **copy;
+
+  if (list == NULL)
+    return NULL;
+  while (list[n] != NULL)
+    n++;
+  copy = calloc(n + 1, sizeof *copy);
+  if (copy == NULL) {
+    *failed = 1;
+    return NULL;
+  }
+  for (i = 0; i < n; i++) {
+    copy[i] = strdup(list[i]);
+    if (copy[i] == NULL)
+      *failed = 1;
+  }
+  return copy;
+}
+
+int
+mcp_client_restart_stdio(mcp_client_t *c, const mcp_stdio_opts_t *opts,
+                         unsigned max, uint64_t backoff_ms)
+{
+  restart_t *r = calloc(1, sizeof *r);
+  int failed = r == NULL;
+
+  if (r != NULL) {
+    r->opts = *opts;
+    r->argv = dup_list(opts->process.argv, &failed);
+    r->env = dup_list(opts->process.env, &failed);
+    r->cwd = opts->process.cwd != NULL ? strdup(opts->process.cwd) : NULL;
+    failed |= opts->process.cwd != NULL && r->cwd == NULL;
+    r->opts.process.argv = (const char *const *) r->argv;
+    r->opts.process.env = (const char *const *) r->env;
+    r->opts.process.cwd = r->cwd;
+    r->max = max;
+    r->backoff_ms = backoff_ms;
+  }
+  if (failed) {
+    restart_free(r);
+    return MCP_ENOMEM;
+  }
+  restart_free(c->restart);
+  c->restart = r;
+  return 0;
 }
 
 void
@@ -496,6 +732,16 @@ mcp_client_session(const mcp_client_t *c)
   return c->number;
 }
 
+/* What a call gets while the server is down, between restarts. */
+static int
+down_error(const mcp_client_t *c, mcp_error_t *err)
+{
+  if (!c->down)
+    return mcp_error_set(err, MCP_ECLOSED, "connection closed");
+  return mcp_error_set(err, MCP_ECLOSED, "the server stopped (%.150s); it "
+                       "is being restarted", c->down_err.msg);
+}
+
 /* Set-up is watched, over a transport whose sessions expire: its value
  * is kept once the server accepts it. Returns the watcher (whose
  * callbacks go in *o) or NULL when the request sets nothing up; err is
@@ -504,7 +750,8 @@ static setup_req_t *
 watch(mcp_client_t *c, const char *method, const mcp_rpc_req_opts_t *opts,
       mcp_rpc_done_cb cb, void *data, mcp_rpc_req_opts_t *o, int *failed)
 {
-  setup_kind_t kind = c->sessions ? setup_kind(method) : SETUP_NONE;
+  setup_kind_t kind = c->sessions || c->restart != NULL ? setup_kind(method)
+                                                       : SETUP_NONE;
   setup_req_t *r;
 
   *failed = 0;
@@ -553,6 +800,8 @@ mcp_client_request(mcp_client_t *c, const char *method, const cJSON *params,
   uint64_t id = 0;
   int failed, rc;
 
+  if (c->down || c->rpc == NULL)
+    return down_error(c, err);
   r = watch(c, method, opts, cb, data, &o, &failed);
   if (failed)
     return mcp_error_set(err, MCP_ENOMEM, NULL);
@@ -574,6 +823,8 @@ mcp_client_request_with(mcp_client_t *c, const char *method,
   uint64_t id = 0;
   int failed, rc;
 
+  if (c->down || c->rpc == NULL)
+    return down_error(c, err);
   r = watch(c, method, opts, cb, data, &o, &failed);
   if (failed)
     return mcp_error_set(err, MCP_ENOMEM, NULL);
@@ -588,6 +839,8 @@ mcp_client_request_with(mcp_client_t *c, const char *method,
 int
 mcp_client_cancel(mcp_client_t *c, uint64_t id, const char *reason)
 {
+  if (c->down || c->rpc == NULL)
+    return MCP_EINVAL;
   return mcp_rpc_cancel(c->rpc, id, reason);
 }
 
@@ -595,6 +848,8 @@ int
 mcp_client_notify(mcp_client_t *c, const char *method, const cJSON *params,
                   mcp_error_t *err)
 {
+  if (c->down || c->rpc == NULL)
+    return down_error(c, err);
   return mcp_rpc_notify(c->rpc, method, params, err);
 }
 
@@ -602,6 +857,8 @@ int
 mcp_client_respond(mcp_client_t *c, const cJSON *id, const cJSON *result,
                    mcp_error_t *err)
 {
+  if (c->down || c->rpc == NULL)
+    return down_error(c, err);
   return mcp_rpc_respond(c->rpc, id, result, err);
 }
 
@@ -610,7 +867,16 @@ mcp_client_respond_error(mcp_client_t *c, const cJSON *id, int code,
                          const char *message, const cJSON *data,
                          mcp_error_t *err)
 {
+  if (c->down || c->rpc == NULL)
+    return down_error(c, err);
   return mcp_rpc_respond_error(c->rpc, id, code, message, data, err);
+}
+
+/* Closing between two restarts: on_closed comes from the loop. */
+static void
+close_now(uv_timer_t *t)
+{
+  closed(t->data);
 }
 
 void
@@ -618,23 +884,30 @@ mcp_client_close(mcp_client_t *c)
 {
   c->closing = 1;
   if (c->timer_inited)
-    uv_timer_stop(&c->reconnect);
-  mcp_rpc_close(c->rpc);
+    uv_timer_stop(&c->timer);
+  if (c->rpc != NULL)
+    mcp_rpc_close(c->rpc);
+  else if (arm_timer(c, close_now, 0) != 0)
+    closed(c);
 }
 
 void
 mcp_client_abort(mcp_client_t *c, const mcp_error_t *err)
 {
+  if (c->rpc == NULL) {
+    mcp_client_close(c);
+    return;
+  }
   c->closing = 1;
   if (c->timer_inited)
-    uv_timer_stop(&c->reconnect);
+    uv_timer_stop(&c->timer);
   mcp_rpc_abort(c->rpc, err);
 }
 
 int
 mcp_client_is_open(const mcp_client_t *c)
 {
-  return c->rpc != NULL && mcp_rpc_is_open(c->rpc);
+  return c->rpc != NULL && !c->down && mcp_rpc_is_open(c->rpc);
 }
 
 size_t
@@ -646,5 +919,14 @@ mcp_client_pending(const mcp_client_t *c)
 size_t
 mcp_client_diagnostics(const mcp_client_t *c, char *out, size_t cap)
 {
-  return c->rpc != NULL ? mcp_rpc_diagnostics(c->rpc, out, cap) : 0;
+  size_t n;
+
+  if (c->down_tail == NULL || cap == 0)
+    return c->rpc != NULL ? mcp_rpc_diagnostics(c->rpc, out, cap) : 0;
+  n = strlen(c->down_tail);   /* the dead server's, until the next */
+  if (n > cap - 1)
+    n = cap - 1;
+  memcpy(out, c->down_tail, n);
+  out[n] = '\0';
+  return n;
 }

@@ -29,6 +29,7 @@
 #include "error.h"
 #include "rpc.h"
 #include "transport.h"
+#include "transport_stdio.h"
 
 typedef struct mcp_client_s mcp_client_t;
 
@@ -64,6 +65,16 @@ void mcp_client_attach(mcp_client_t *c, mcp_transport_t *t,
                        void (*reset_session)(mcp_transport_t *t));
 /* Frees a client that never got a transport. */
 void mcp_client_discard(mcp_client_t *c);
+
+/* A stdio server (started with opts, which are copied) that dies is
+ * started again, up to max times in a row (a good handshake starts the
+ * count over), after backoff_ms, doubling each time. Calls made while it
+ * is down fail at once with MCP_ECLOSED and its stderr tail; after the new
+ * handshake the set-up is restored and on_session reports the session.
+ * When no restart is left, on_lost reports the loss as without restarts.
+ * Returns 0 or MCP_ENOMEM. */
+int mcp_client_restart_stdio(mcp_client_t *c, const mcp_stdio_opts_t *opts,
+                             unsigned max, uint64_t backoff_ms);
 
 /* The handshake (see session.h); capabilities and client_info (may be
  * NULL) are copied, for the handshakes of later sessions. */

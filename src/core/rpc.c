@@ -825,9 +825,11 @@ on_lost(void *ud, const mcp_error_t *err)
   int was_open = rpc->open;
 
   rpc->open = 0;
-  fail_all(rpc, err);
+  /* The owner first: a failed request's callback may start another at
+   * once, which must find the owner knowing the endpoint is gone. */
   if (was_open && rpc->handler.on_lost != NULL)
     rpc->handler.on_lost(rpc->ud, err);
+  fail_all(rpc, err);
   if (rpc->transport != NULL)
     rpc->transport->vt->close(rpc->transport);
 }
@@ -1061,12 +1063,8 @@ mcp_rpc_diagnostics(const mcp_rpc_t *rpc, char *out, size_t cap)
 }
 
 const char *
-mcp_rpc_request_text(const mcp_rpc_t *rpc, uint64_t id, size_t *len)
+mcp_rpc_last_request(const mcp_rpc_t *rpc, size_t *len)
 {
-  pending_t *p = table_find((mcp_rpc_t *) rpc, id);
-
-  if (p == NULL || p->text == NULL)
-    return NULL;
-  *len = p->text_len;
-  return p->text;
+  *len = rpc->out.len;
+  return rpc->out.len > 0 ? rpc->out.data : NULL;
 }

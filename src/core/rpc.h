@@ -54,7 +54,7 @@ typedef struct mcp_rpc_handler_s {
   void (*on_bad_message)(void *ud, const mcp_error_t *err, const char *text,
                          size_t len);
   void (*on_log)(void *ud, const char *line, size_t len);
-  /* The transport is gone; every pending request has already failed. */
+  /* The transport is gone; every pending request fails right after. */
   void (*on_lost)(void *ud, const mcp_error_t *err);
   void (*on_closed)(void *ud);
   /* Optional. A request sent at this epoch failed without being run:
@@ -143,8 +143,7 @@ void mcp_rpc_set_epoch(mcp_rpc_t *rpc, unsigned epoch);
 void mcp_rpc_resend_held(mcp_rpc_t *rpc);
 /* Completes every held request with err. */
 void mcp_rpc_fail_held(mcp_rpc_t *rpc, const mcp_error_t *err);
-/* The text of pending request id as it was sent (keep_texts), or NULL. */
-const char *mcp_rpc_request_text(const mcp_rpc_t *rpc, uint64_t id,
-                                 size_t *len);
+/* The text of the request sent last, valid until the next is sent. */
+const char *mcp_rpc_last_request(const mcp_rpc_t *rpc, size_t *len);
 
 #endif

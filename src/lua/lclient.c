@@ -1186,7 +1186,8 @@ client_attach(lua_State *L, lclient_t *c, lclient_ud_t *u,
 
 /* syntax: client, err = core.client_stdio(opts, handlers)
  * opts: command (list), env (table), cwd, max_message, max_depth,
- * timeout (ms), grace (ms), stderr_ring (bytes).
+ * timeout (ms), grace (ms), stderr_ring (bytes), restart_max and
+ * restart_backoff (ms): start the server again when it dies.
  * handlers: on_request(id, method, params) -> handled, on_notification,
  * on_log(line), on_bad_message(err, text), on_lost(err), on_closed(). */
 static int
@@ -1201,6 +1202,8 @@ lmcp_client_stdio(lua_State *L)
   lclient_ud_t *u;
   lclient_t *c;
   const char *cwd;
+  unsigned restart_max;
+  uint64_t restart_backoff;
   int rc;
 
   luaL_checktype(L, 1, LUA_TTABLE);
@@ -1212,6 +1215,8 @@ lmcp_client_stdio(lua_State *L)
   so.process.stderr_ring = (size_t) opt_field(L, 1, "stderr_ring", 0);
   ro.max_depth = (int) opt_field(L, 1, "max_depth", 0);
   ro.timeout_ms = (uint64_t) opt_field(L, 1, "timeout", 0);
+  restart_max = (unsigned) opt_field(L, 1, "restart_max", 0);
+  restart_backoff = (uint64_t) opt_field(L, 1, "restart_backoff", 1000);
   lua_getfield(L, 1, "cwd");
   cwd = lua_tostring(L, -1);
   if (!lua_isnil(L, -1) && cwd == NULL)
@@ -1229,8 +1234,15 @@ lmcp_client_stdio(lua_State *L)
   so.process.argv = s.argv;
   so.process.env = s.env;
   so.process.cwd = cwd;
-  rc = mcp_transport_stdio_new(&ctx->loop, &so, mcp_client_transport_cb(),
-                               mcp_client_transport_ud(c->client), &t, &err);
+  rc = restart_max > 0 ? mcp_client_restart_stdio(c->client, &so,
+                                                  restart_max, restart_backoff)
+                       : 0;
+  if (rc == 0)
+    rc = mcp_transport_stdio_new(&ctx->loop, &so, mcp_client_transport_cb(),
+                                 mcp_client_transport_ud(c->client), &t,
+                                 &err);
+  else
+    mcp_error_set(&err, rc, NULL);
   free_strings(&s);
   if (rc != 0) {
     mcp_client_discard(c->client);
