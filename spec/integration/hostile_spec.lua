@@ -135,6 +135,22 @@ for _, transport in ipairs{ "stdio", "http" } do
       end)
     end)
 
+    it("gets exact values in a notification's params and an error's data", function()
+      run_async(function()
+        with_client(transport, function(client)
+          local got
+          client:on_notification("test/exact", function(params) got = params end)
+          local r, err = client:call_tool("exact_values", {})
+          assert.is_nil(r)
+          assert.equal("ERPC", err.code)
+          assert.equal(9007199254740993, err.data.big)
+          assert.equal("a\0b", err.data.nul)
+          assert.equal(9007199254740993, got.big)
+          assert.equal("a\0b", got.nul)
+        end)
+      end)
+    end)
+
     it("sends a line that is not JSON: reported, and the answer still arrives", function()
       run_async(function()
         with_client(transport, function(client, bad)

@@ -368,8 +368,9 @@ table_find(mcp_rpc_t *rpc, uint64_t id)
 
 /* Progress for a request we are waiting on restarts its timeout, up to
  * its hard deadline. Unknown or finished tokens are ignored (B15). */
+/* params is the tree, to read; given is what the request's owner gets. */
 static void
-handle_progress(mcp_rpc_t *rpc, const cJSON *params)
+handle_progress(mcp_rpc_t *rpc, const cJSON *params, const cJSON *given)
 {
   const cJSON *token = cJSON_GetObjectItemCaseSensitive(params, "progressToken");
   uint64_t id, now, left;
@@ -387,7 +388,7 @@ handle_progress(mcp_rpc_t *rpc, const cJSON *params)
     p->deadline = now + (p->timeout_ms < left ? p->timeout_ms : left);
     deadline_insert(rpc, p);
   }
-  p->on_progress(p->data, params);
+  p->on_progress(p->data, given);
 }
 
 /* Fails every request whose deadline has passed, soonest first. A failure
@@ -701,35 +702,54 @@ raw_result(mcp_rpc_t *rpc, const char *text, size_t len, const mcp_msg_t *m)
   return 1;
 }
 
-/* A request's numeric id as its exact text (a cJSON raw item), since cJSON
- * holds numbers as doubles and would answer id 9007199254740993 as
- * 9007199254740992; NULL when the id is not a number. */
+/* Member key of members m[0..n) as a cJSON raw item holding its exact
+ * text, or NULL. Values the owner is given are raw: it decodes them with
+ * its own decoder, since a cJSON tree holds numbers as doubles (id
+ * 9007199254740993 would be answered as 9007199254740992) and strings as
+ * C strings (cut at an escaped NUL). */
 static cJSON *
-exact_id(const mcp_rpc_t *rpc, const char *text, size_t len, const cJSON *id)
+raw_member(const mcp_json_member_t *m, size_t n, const char *key)
 {
-  mcp_json_member_t m[16];
-  const mcp_json_member_t *raw;
-  char buf[64];
-  size_t n;
+  const mcp_json_member_t *v = mcp_json_member(m, n, key);
+  cJSON *raw;
+  char *copy;
 
-  if (!cJSON_IsNumber(id) ||
-      mcp_json_members(text, len, rpc->max_depth, m, 16, &n) != 0)
+  if (v == NULL)
     return NULL;
-  raw = mcp_json_member(m, n, "id");
-  if (raw == NULL || raw->value_len >= sizeof buf)
+  copy = malloc(v->value_len + 1);
+  if (copy == NULL)
     return NULL;
-  memcpy(buf, raw->value, raw->value_len);
-  buf[raw->value_len] = '\0';
-  return cJSON_CreateRaw(buf);
+  memcpy(copy, v->value, v->value_len);
+  copy[v->value_len] = '\0';
+  raw = cJSON_CreateRaw(copy);
+  free(copy);
+  return raw;
+}
+
+/* The data of an error response, raw (see raw_member), or NULL. */
+static cJSON *
+raw_error_data(const mcp_rpc_t *rpc, const mcp_json_member_t *m, size_t n)
+{
+  const mcp_json_member_t *error = mcp_json_member(m, n, "error");
+  mcp_json_member_t sub[8];
+  size_t nsub;
+
+  if (error == NULL || mcp_json_members(error->value, error->value_len,
+                                        rpc->max_depth, sub, 8, &nsub) != 0)
+    return NULL;
+  return raw_member(sub, nsub, "data");
 }
 
 static void
 on_message(void *ud, const char *text, size_t len)
 {
   mcp_rpc_t *rpc = ud;
+  mcp_json_member_t mem[16];
   mcp_error_t err;
   mcp_msg_t m;
-  cJSON *msg, *exact;
+  cJSON *msg, *raw = NULL, *raw_id = NULL;
+  size_t nmem = 0;
+  int kind;
 
   if (!rpc->open)
     return;
@@ -740,29 +760,42 @@ on_message(void *ud, const char *text, size_t len)
     fail_by_raw_id(rpc, &err, text, len);
     return;
   }
-  switch (mcp_jsonrpc_classify(msg, &m)) {
+  kind = mcp_jsonrpc_classify(msg, &m);
+  /* The members, for the values the owner gets raw (the text is valid
+   * JSON by now: mcp_json_parse checked it). */
+  if (kind != MCP_MSG_RESULT &&
+      mcp_json_members(text, len, rpc->max_depth, mem, 16, &nmem) != 0)
+    nmem = 0;
+  switch (kind) {
   case MCP_MSG_RESULT:
     if (!raw_result(rpc, text, len, &m))
       handle_response(rpc, &m);
     break;
   case MCP_MSG_ERROR:
+    raw = m.error_data != NULL ? raw_error_data(rpc, mem, nmem) : NULL;
+    if (raw != NULL)
+      m.error_data = raw;
     handle_response(rpc, &m);
     break;
   case MCP_MSG_REQUEST:
-    exact = exact_id(rpc, text, len, m.id);
-    if (exact != NULL)
-      m.id = exact;
+    raw_id = cJSON_IsNumber(m.id) ? raw_member(mem, nmem, "id") : NULL;
+    if (raw_id != NULL)
+      m.id = raw_id;
+    raw = m.params != NULL ? raw_member(mem, nmem, "params") : NULL;
+    if (raw != NULL)
+      m.params = raw;
     handle_request(rpc, &m);
-    cJSON_Delete(exact);
     break;
   case MCP_MSG_NOTIFICATION:
+    raw = m.params != NULL ? raw_member(mem, nmem, "params") : NULL;
     if (strcmp(m.method, "notifications/progress") == 0 &&
         cJSON_IsObject(m.params)) {
-      handle_progress(rpc, m.params);
+      handle_progress(rpc, m.params, raw != NULL ? raw : m.params);
       break;
     }
     if (rpc->handler.on_notification != NULL)
-      rpc->handler.on_notification(rpc->ud, m.method, m.params);
+      rpc->handler.on_notification(rpc->ud, m.method,
+                                   raw != NULL ? raw : m.params);
     break;
   default:
     mcp_error_set(&err, MCP_EPROTO, "invalid JSON-RPC message: %s", m.why);
@@ -772,6 +805,8 @@ on_message(void *ud, const char *text, size_t len)
                             NULL);
     break;
   }
+  cJSON_Delete(raw);
+  cJSON_Delete(raw_id);
   cJSON_Delete(msg);
 }
 

@@ -43,6 +43,10 @@ typedef void (*mcp_rpc_raw_cb)(void *data, const char *text, size_t len);
 /* A notifications/progress for a pending request; params borrowed. */
 typedef void (*mcp_rpc_progress_cb)(void *data, const cJSON *params);
 
+/* The values the owner is given (a request's id and params, a
+ * notification's params, progress params, an error's data) are cJSON raw
+ * items holding their exact text, to decode with the owner's own decoder:
+ * a tree would hold numbers as doubles and strings as C strings. */
 typedef struct mcp_rpc_handler_s {
   /* A request from the peer. Return 1 when the owner will answer it with
    * mcp_rpc_respond*, 0 to have it answered "method not found". */

@@ -38,11 +38,11 @@ push_json_depth(lua_State *L, const cJSON *v, int array_mt)
   } else if (cJSON_IsString(v)) {
     lua_pushstring(L, v->valuestring);
   } else if (cJSON_IsRaw(v)) {
-    /* Exact text kept by the core (a request id past 2^53). */
+    /* The exact text the core kept (see rpc.h): the one decoder. */
     mcp_error_t err;
 
-    if (lmcp_decode_json(L, v->valuestring, strlen(v->valuestring), 1,
-                         &err) != 0)
+    if (lmcp_decode_json(L, v->valuestring, strlen(v->valuestring),
+                         lmcp_ctx(L)->max_depth, &err) != 0)
       lua_pushnil(L);
   } else if (cJSON_IsArray(v)) {
     lua_createtable(L, cJSON_GetArraySize(v), 0);
