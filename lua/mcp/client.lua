@@ -1,8 +1,10 @@
 --- mcp.client: one connection to an MCP server, with waiting methods over
 --- mcp.core's callback API. It owns the connection's life (connect,
---- requests and their handles, keep-alive, notifications, close); the
---- methods for each server feature live in mcp.features, the answers to
---- server requests in mcp.handlers.
+--- requests and their handles, keep-alive, notifications, close). The
+--- Client is composed at the end of this file from its parts, each a
+--- module of its own: the methods for each server feature (mcp.features),
+--- the schema checks of tool calls (mcp.validation), the answers to server
+--- requests (mcp.handlers).
 local core = require "mcp.core"
 local task = require "mcp.task"
 local errors = require "mcp.errors"
@@ -127,11 +129,9 @@ local function core_handlers(self)
   }
 end
 
--- Extensions (features, handlers) register what connect should also do.
+-- What the parts of the Client (see the end of this file) add to connect.
 local connect_hooks = {}
-function M.on_connect(fn) connect_hooks[#connect_hooks + 1] = fn end
 local capability_providers = {}
-function M.add_capabilities(fn) capability_providers[#capability_providers + 1] = fn end
 
 --- syntax: client, err = mcp.connect(opts)
 --- opts: name, command = { ... }, env = { NAME = value | false }, cwd,
@@ -539,8 +539,8 @@ end
 
 -- ---- notifications and server requests ---------------------------------------
 
--- Built-in reactions to notifications, by method; extensions add theirs.
-M.notification_routes = {}
+-- Built-in reactions to notifications, by method, from the parts.
+local notification_routes = {}
 
 --- syntax: client:on_notification(method, fn)
 --- fn(params, method) is called for each notification of that method
@@ -551,18 +551,18 @@ function Client:on_notification(method, fn)
 end
 
 function Client:_on_notification(method, params)
-  local route = M.notification_routes[method]
+  local route = notification_routes[method]
   if route then route(self, params) end
   local fn = self._notification_handlers[method] or self._notification_handlers["*"]
   if fn then fn(params, method) end
 end
 
--- A request from the server: mcp.handlers installs the real dispatcher.
--- Returning false answers "method not found".
-M.request_router = function() return false end
+-- A request from the server, for the part that answers them (false:
+-- "method not found").
+local request_router = function() return false end
 
 function Client:_on_request(id, method, params)
-  return M.request_router(self, id, method, params)
+  return request_router(self, id, method, params)
 end
 
 -- ---- closing ------------------------------------------------------------------
@@ -594,6 +594,26 @@ Client_mt.__close = Client.close
 --- syntax: text = client:stderr() -- the tail of the server's stderr
 function Client:stderr()
   return self._core and self._core:stderr() or ""
+end
+
+-- ---- composition -----------------------------------------------------------
+
+-- The Client's parts: each brings methods (no two parts, and no part and
+-- this file, may define the same one), notification routes, and what
+-- connect should also do.
+for _, part in ipairs{ require "mcp.features", require "mcp.validation",
+                       require("mcp.handlers").client_part } do
+  for name, fn in pairs(part.methods) do
+    assert(Client[name] == nil, "mcp.client: two parts define Client:" .. name)
+    Client[name] = fn
+  end
+  for method, fn in pairs(part.routes or {}) do
+    assert(notification_routes[method] == nil, "mcp.client: two routes for " .. method)
+    notification_routes[method] = fn
+  end
+  connect_hooks[#connect_hooks + 1] = part.on_connect
+  capability_providers[#capability_providers + 1] = part.capabilities
+  request_router = part.on_request or request_router
 end
 
 return M

@@ -5,10 +5,11 @@
 local core = require "mcp.core"
 local task = require "mcp.task"
 local errors = require "mcp.errors"
-local client = require "mcp.client"
 
-local Client = client.Client
-local routes = client.notification_routes
+-- This module's part of the Client (composed in mcp.client): its
+-- methods, and its reactions to notifications.
+local Client = {}
+local routes = {}
 local array_mt = core.array_mt
 
 local MAX_PAGES = 1000          -- a server paging forever is a bug
@@ -348,4 +349,4 @@ routes["notifications/message"] = function(self, params)
   if self.on_log then self.on_log(params) else default_log(self, params) end
 end
 
-return {}
+return { methods = Client, routes = routes }

@@ -8,10 +8,12 @@
 local core = require "mcp.core"
 local task = require "mcp.task"
 local errors = require "mcp.errors"
-local client = require "mcp.client"
 local elicitation = require "mcp.elicitation"
 
-local Client = client.Client
+-- This module's part of the Client (composed in mcp.client): methods,
+-- connect hook, capabilities, notification routes, the server requests.
+local Client = {}
+local routes = {}
 local M = {}
 
 local INVALID_PARAMS, INTERNAL_ERROR = -32602, -32603
@@ -78,16 +80,16 @@ local function install(self, handlers)
   end
 end
 
-client.on_connect(function(self, opts)
+local function on_connect(self, opts)
   install(self, opts.handlers)
   self._inflight = {}            -- request id (as a string key) -> task
   self._elicitation_waiters = {} -- elicitationId -> { done, ... }
   self._completed_elicitations = {}
   self.on_elicitation_complete = opts.on_elicitation_complete
-end)
+end
 
 -- No handler, no capability; sub-capabilities from the handler's flags.
-client.add_capabilities(function(self, caps)
+local function add_capabilities(self, caps)
   local h = self._handlers
   if h.roots ~= nil then caps.roots = { listChanged = true } end
   if h.sampling then
@@ -100,7 +102,7 @@ client.add_capabilities(function(self, caps)
     if h.elicitation.form then caps.elicitation.form = {} end
     if h.elicitation.url then caps.elicitation.url = {} end
   end
-end)
+end
 
 --- syntax: client:set_handler(kind, handler)
 --- Replaces the roots, sampling or elicitation handler of a live client.
@@ -177,7 +179,7 @@ local function run_handler(self, id, method, params, check)
 end
 
 -- notifications/cancelled from the server stops the handler's task.
-client.notification_routes["notifications/cancelled"] = function(self, params)
+routes["notifications/cancelled"] = function(self, params)
   if type(params) ~= "table" or params.requestId == nil then return end
   local key = tostring(params.requestId)
   local co = self._inflight[key]
@@ -361,7 +363,7 @@ local function answer_elicitation(self, params, ctx)
 end
 
 -- notifications/elicitation/complete wakes whoever waits on that id.
-client.notification_routes["notifications/elicitation/complete"] = function(self, params)
+routes["notifications/elicitation/complete"] = function(self, params)
   local id = type(params) == "table" and params.elicitationId
   if type(id) ~= "string" or self._completed_elicitations[id] then return end
   self._completed_elicitations[id] = true
@@ -436,7 +438,7 @@ local answers = {
   ["elicitation/create"] = { kind = "elicitation", fn = answer_elicitation },
 }
 
-client.request_router = function(self, id, method, params)
+local function on_request(self, id, method, params)
   local a = answers[method]
   if not a or self._handlers[a.kind] == nil then return false end   -- -32601
   if type(params) ~= "table" then params = {} end
@@ -445,4 +447,6 @@ end
 
 M.METHOD_NOT_FOUND = METHOD_NOT_FOUND
 for name, fn in pairs(require "mcp.builtin_handlers") do M[name] = fn end
+M.client_part = { methods = Client, routes = routes, on_connect = on_connect,
+                  capabilities = add_capabilities, on_request = on_request }
 return M

@@ -4,8 +4,6 @@ local core = require "mcp.core"
 local task = require "mcp.task"
 local client = require "mcp.client"
 local errors = require "mcp.errors"
-require "mcp.features"
-require "mcp.validation"
 local handlers = require "mcp.handlers"
 
 local M = {

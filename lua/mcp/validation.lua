@@ -7,15 +7,14 @@
 --- be switched off per client (validate_input, validate_output = false in
 --- mcp.connect) or per call (the same keys in opts).
 local core = require "mcp.core"
-local client = require "mcp.client"
+-- This module's part of the Client (composed in mcp.client).
+local Client = {}
 
-local Client = client.Client
-
-client.on_connect(function(self, opts)
+local function on_connect(self, opts)
   self._validate_input = opts.validate_input ~= false
   self._validate_output = opts.validate_output ~= false
   self._schemas = setmetatable({}, { __mode = "k" })   -- tool -> compiled
-end)
+end
 
 -- The compiled schema of tool[key], or false when there is none or the
 -- validator cannot compile it (the check is then skipped, not the call).
@@ -82,4 +81,4 @@ function Client:_explain_result_error(name, err)
   return err
 end
 
-return {}
+return { methods = Client, on_connect = on_connect }
