@@ -45,6 +45,7 @@ mcp_error_set(mcp_error_t *err, int code, const char *fmt, ...)
   err->code = code;
   err->rpc_code = 0;
   err->status = 0;
+  err->challenge[0] = '\0';
   if (fmt == NULL) {
     snprintf(err->msg, sizeof err->msg, "%s", mcp_strerror(code));
     return code;

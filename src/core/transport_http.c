@@ -62,6 +62,7 @@ typedef struct xfer_s {
   mcp_sse_t sse;
   char *last_id;                /* the stream's last event id */
   char *location;               /* a 3xx's Location, for its error */
+  char *challenge;              /* a 401's or 403's WWW-Authenticate */
   char content_type[64];        /* of a 2xx, for its error */
   int attempts;                 /* resumptions of this request so far */
   struct xfer_s *prev, *next;
@@ -199,18 +200,40 @@ lose2(http_transport_t *t, const char *fmt, const char *a, const char *b)
   lose(t, "%s", msg);
 }
 
+/* Tells the owner that request id can get no answer. */
+static void
+report_failure(http_transport_t *t, uint64_t id, const mcp_error_t *err)
+{
+  if (id == 0 || t->cb.on_request_failed == NULL)
+    return;
+  snprintf(t->last_error, sizeof t->last_error, "%s", err->msg);
+  t->cb.on_request_failed(t->ud, id, err);
+}
+
 static void
 fail_request(http_transport_t *t, uint64_t id, int code, int status,
              const char *fmt, const char *detail)
 {
   mcp_error_t err;
 
-  if (id == 0 || t->cb.on_request_failed == NULL)
-    return;
   mcp_error_set(&err, code, fmt, detail);
   err.status = status;
-  snprintf(t->last_error, sizeof t->last_error, "%s", err.msg);
-  t->cb.on_request_failed(t->ud, id, &err);
+  report_failure(t, id, &err);
+}
+
+/* An HTTP error for the request x carried, with its challenge (for the
+ * owner's authorization) when there was one. */
+static void
+fail_request_with(http_transport_t *t, const xfer_t *x, int code,
+                  const char *msg)
+{
+  mcp_error_t err;
+
+  mcp_error_set(&err, code, "%s", msg);
+  err.status = x->status;
+  if (x->challenge != NULL)
+    snprintf(err.challenge, sizeof err.challenge, "%s", x->challenge);
+  report_failure(t, x->request_id, &err);
 }
 
 /* ---- SSE events ------------------------------------------------------------ */
@@ -298,6 +321,7 @@ xfer_free(xfer_t *x)
   free(x->text);
   free(x->last_id);
   free(x->location);
+  free(x->challenge);
   free(x);
 }
 
@@ -534,6 +558,10 @@ on_headers(mcp_http_t *req, int status, const mcp_http_header_t *headers,
       if (header_is(&headers[i], "content-type") &&
           strncasecmp(headers[i].value, "application/json", 16) == 0)
         x->is_json = 1;
+      else if (header_is(&headers[i], "www-authenticate") &&
+               (status == 401 || status == 403) && x->challenge == NULL)
+        set_string(&x->challenge, headers[i].value,
+                   strlen(headers[i].value));
     }
     return;
   }
@@ -775,7 +803,7 @@ post_done(http_transport_t *t, xfer_t *x, const mcp_error_t *err)
     switch_to_legacy(t, x);
     return;
   }
-  fail_request(t, x->request_id, MCP_EHTTP, x->status, "%s", msg);
+  fail_request_with(t, x, MCP_EHTTP, msg);
   if (x->request_id == 0 && t->cb.on_log != NULL) {
     char line[360];
 

@@ -23,6 +23,10 @@ lmcp_push_error(lua_State *L, const mcp_error_t *err, const cJSON *data,
     lua_pushinteger(L, err->status);
     lua_setfield(L, -2, "status");
   }
+  if (err->challenge[0] != '\0') {
+    lua_pushstring(L, err->challenge);
+    lua_setfield(L, -2, "www_authenticate");
+  }
   if (data != NULL) {
     lmcp_push_json(L, data);
     lua_setfield(L, -2, "data");
