@@ -282,42 +282,100 @@ send_cancelled(mcp_rpc_t *rpc, uint64_t id, const char *reason)
   cJSON_Delete(params);
 }
 
-/* The cJSON params of mcp_rpc_request; with progress, params are copied
- * (only then) to set _meta.progressToken to the request's id, so the
- * caller's stay untouched. */
+/* The one writer of _meta.progressToken: the params another writer put
+ * in b from start (none when had_params is 0) get the request's id as
+ * their progress token, in place of any the caller gave. Works on the
+ * text, so every writer of params (cJSON, the Lua encoder) is served:
+ * params are copied out, then written again with _meta rebuilt from its
+ * members, ours first. */
+static int
+add_progress_token(mcp_buf_t *b, size_t start, int had_params, uint64_t id,
+                   int max_depth, mcp_error_t *err)
+{
+  mcp_json_member_t m[64], mm[32];
+  const mcp_json_member_t *meta;
+  const char *base = b->data + start;
+  size_t n = 0, nm = 0, len = b->len - start, k, at, end, key[32], val[32];
+  char token[48], *params;
+  int rc = 0;
+
+  snprintf(token, sizeof token, "{\"progressToken\":%llu",
+           (unsigned long long) id);
+  if (!had_params) {
+    if (mcp_buf_append(b, "{\"_meta\":", 9) != 0 ||
+        mcp_buf_append(b, token, strlen(token)) != 0 ||
+        mcp_buf_append(b, "}}", 2) != 0)
+      return mcp_error_set(err, MCP_ENOMEM, NULL);
+    return 0;
+  }
+  if (mcp_json_members(base, len, max_depth, m, 64, &n) != 0 || n >= 64)
+    return mcp_error_set(err, MCP_EINVAL, "progress needs object params "
+                         "(of at most 63 members)");
+  meta = mcp_json_member(m, n, "_meta");
+  if (meta != NULL && (meta->value[0] != '{' ||
+                       mcp_json_members(meta->value, meta->value_len,
+                                        max_depth, mm, 32, &nm) != 0 ||
+                       nm >= 32))
+    nm = 0;                    /* not an object (or too big): replaced */
+  /* Every offset is taken before b changes (it may move). */
+  if (meta != NULL) {
+    at = (size_t) (meta->value - base);
+    end = at + meta->value_len;
+  } else {
+    end = len;
+    while (end > 0 && base[end - 1] != '}')
+      end--;
+    at = --end;                /* ours go before the closing brace */
+  }
+  for (k = 0; k < nm; k++) {
+    key[k] = (size_t) (mm[k].key - base);
+    val[k] = (size_t) (mm[k].value - base);
+  }
+  params = malloc(len);
+  if (params == NULL)
+    return mcp_error_set(err, MCP_ENOMEM, NULL);
+  memcpy(params, base, len);
+  b->len = start;
+  rc |= mcp_buf_append(b, params, at);
+  if (meta == NULL)
+    rc |= mcp_buf_append(b, n > 0 ? ",\"_meta\":" : "\"_meta\":",
+                         n > 0 ? 9 : 8);
+  rc |= mcp_buf_append(b, token, strlen(token));
+  for (k = 0; k < nm; k++) {
+    if (mm[k].key_len == 13 && memcmp(mm[k].key, "progressToken", 13) == 0)
+      continue;
+    rc |= mcp_buf_append(b, ",\"", 2);
+    rc |= mcp_buf_append(b, params + key[k], mm[k].key_len);
+    rc |= mcp_buf_append(b, "\":", 2);
+    rc |= mcp_buf_append(b, params + val[k], mm[k].value_len);
+  }
+  rc |= mcp_buf_putc(b, '}');
+  rc |= mcp_buf_append(b, params + end, len - end);
+  free(params);
+  return rc != 0 ? mcp_error_set(err, MCP_ENOMEM, NULL) : 0;
+}
+
+/* A params writer with the progress token added after it. */
 typedef struct {
-  const cJSON *params;
-  int progress;
-} cjson_params_t;
+  mcp_jsonrpc_params_cb inner;
+  void *inner_ud;
+  int max_depth;
+} token_writer_t;
 
 static int
-write_cjson_params(void *ud, uint64_t id, mcp_buf_t *b, mcp_error_t *err)
+write_with_token(void *ud, uint64_t id, mcp_buf_t *b, mcp_error_t *err)
 {
-  const cjson_params_t *cp = ud;
-  cJSON *copy, *meta;
-  char num[24];
+  token_writer_t *w = ud;
+  size_t start = b->len;
   int rc;
 
-  if (!cp->progress)
-    return mcp_jsonrpc_write_cjson((void *) cp->params, id, b, err);
-  copy = cp->params ? cJSON_Duplicate(cp->params, 1) : cJSON_CreateObject();
-  if (copy == NULL || !cJSON_IsObject(copy)) {
-    cJSON_Delete(copy);
-    return mcp_error_set(err, MCP_EINVAL, "progress needs object params");
+  if (w->inner != NULL) {
+    rc = w->inner(w->inner_ud, id, b, err);
+    if (rc != 0)
+      return rc;
   }
-  meta = cJSON_GetObjectItemCaseSensitive(copy, "_meta");
-  if (!cJSON_IsObject(meta)) {
-    cJSON_DeleteItemFromObjectCaseSensitive(copy, "_meta");
-    meta = cJSON_AddObjectToObject(copy, "_meta");
-  }
-  snprintf(num, sizeof num, "%llu", (unsigned long long) id);
-  cJSON_DeleteItemFromObjectCaseSensitive(meta, "progressToken");
-  if (meta == NULL || cJSON_AddRawToObject(meta, "progressToken", num) == NULL)
-    rc = mcp_error_set(err, MCP_ENOMEM, NULL);
-  else
-    rc = mcp_jsonrpc_write_cjson(copy, id, b, err);
-  cJSON_Delete(copy);
-  return rc;
+  return add_progress_token(b, start, w->inner != NULL, id, w->max_depth,
+                            err);
 }
 
 /* Most bytes of the request buffer kept between requests. */
@@ -419,14 +477,9 @@ mcp_rpc_request(mcp_rpc_t *rpc, const char *method, const cJSON *params,
                 const mcp_rpc_req_opts_t *opts, mcp_rpc_done_cb cb,
                 void *data, uint64_t *id_out, mcp_error_t *err)
 {
-  cjson_params_t cp;
-
-  cp.params = params;
-  cp.progress = opts != NULL && opts->on_progress != NULL;
   return mcp_rpc_request_with(rpc, method,
-                              (params || cp.progress) ? write_cjson_params
-                                                      : NULL,
-                              &cp, opts, cb, data, id_out, err);
+                              params != NULL ? mcp_jsonrpc_write_cjson : NULL,
+                              (void *) params, opts, cb, data, id_out, err);
 }
 
 int
@@ -455,7 +508,16 @@ mcp_rpc_request_with(mcp_rpc_t *rpc, const char *method,
   p->on_progress = opts != NULL ? opts->on_progress : NULL;
   p->on_raw_result = opts != NULL ? opts->on_raw_result : NULL;
   p->epoch = rpc->epoch;
-  rc = send_request(rpc, p, method, write_params, params_ud, err);
+  if (p->on_progress != NULL) {
+    token_writer_t w;
+
+    w.inner = write_params;
+    w.inner_ud = params_ud;
+    w.max_depth = rpc->max_depth;
+    rc = send_request(rpc, p, method, write_with_token, &w, err);
+  } else {
+    rc = send_request(rpc, p, method, write_params, params_ud, err);
+  }
   if (rc != 0) {
     pending_free(p);
     return rc;

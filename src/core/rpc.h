@@ -110,9 +110,10 @@ int mcp_rpc_request(mcp_rpc_t *rpc, const char *method, const cJSON *params,
                     const mcp_rpc_req_opts_t *opts, mcp_rpc_done_cb cb,
                     void *data, uint64_t *id_out, mcp_error_t *err);
 /* The same with params written straight into the outgoing message by
- * write_params(params_ud, id, ...) (NULL: no params), which must add
- * _meta.progressToken = id itself when opts->on_progress is set. The
- * request is not sent when it fails. */
+ * write_params(params_ud, id, ...) (NULL: no params). With
+ * opts->on_progress, the endpoint adds _meta.progressToken = id to what it
+ * wrote (params must then be an object). The request is not sent when
+ * writing fails. */
 int mcp_rpc_request_with(mcp_rpc_t *rpc, const char *method,
                          mcp_jsonrpc_params_cb write_params, void *params_ud,
                          const mcp_rpc_req_opts_t *opts, mcp_rpc_done_cb cb,

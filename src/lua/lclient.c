@@ -651,43 +651,9 @@ typedef struct {
   const mcp_schema_t *schema;       /* params.arguments must match it */
   mcp_schema_failure_t failure;     /* why they did not */
   int failed_schema;
-  int progress;                     /* add _meta.progressToken = id */
   const char *why;                  /* a Lua value JSON lacks */
 } lua_params_t;
 
-/* [params or nil, id] -> a shallow copy of params whose _meta is a shallow
- * copy too, with progressToken = id: the caller's tables stay untouched.
- * Runs protected (creating tables may raise). */
-static int
-progress_params(lua_State *L)
-{
-  int has = lua_istable(L, 1);
-
-  lua_newtable(L);                                    /* 3: params */
-  lua_newtable(L);                                    /* 4: _meta */
-  if (has) {
-    lua_pushnil(L);
-    while (lua_next(L, 1) != 0) {
-      lua_pushvalue(L, -2);
-      lua_insert(L, -2);
-      lua_rawset(L, 3);
-    }
-    lua_pushliteral(L, "_meta");
-    if (lua_rawget(L, 1) == LUA_TTABLE) {
-      lua_pushnil(L);
-      while (lua_next(L, 5) != 0) {
-        lua_pushvalue(L, -2);
-        lua_insert(L, -2);
-        lua_rawset(L, 4);
-      }
-    }
-    lua_pop(L, 1);
-  }
-  lua_pushvalue(L, 2);
-  lua_setfield(L, 4, "progressToken");
-  lua_setfield(L, 3, "_meta");
-  return 1;
-}
 
 /* Checks the arguments on the very text that goes out: the value of the
  * params' "arguments" member, just written (none: checked as absent). The
@@ -724,22 +690,9 @@ write_lua_params(void *ud, uint64_t id, mcp_buf_t *b, mcp_error_t *err)
   lmcp_json_span_t args = { "arguments", 0, 0 };
   int idx = lp->idx, rc;
 
-  if (lp->progress) {
-    if (lua_istable(L, idx) && lua_rawlen(L, idx) > 0)
-      return mcp_error_set(err, MCP_EINVAL, "progress needs object params");
-    lua_pushcfunction(L, progress_params);
-    lua_pushvalue(L, idx);
-    lua_pushinteger(L, (lua_Integer) id);
-    if (lua_pcall(L, 2, 1, 0) != LUA_OK) {
-      lua_pop(L, 1);
-      return mcp_error_set(err, MCP_ENOMEM, NULL);
-    }
-    idx = lua_gettop(L);
-  }
+  MCP_UNUSED(id);   /* the progress token is rpc's to add */
   rc = lmcp_encode_json_span(L, idx, b, lp->max_depth,
                              lp->schema != NULL ? &args : NULL, &lp->why);
-  if (lp->progress)
-    lua_pop(L, 1);
   if (rc != 0)
     return mcp_error_set(err, MCP_EINVAL, "%s", lp->why);
   if (lp->schema != NULL)
@@ -811,9 +764,8 @@ lmcp_client_request(lua_State *L)
     r->structured_ref = luaL_ref(L, LUA_REGISTRYINDEX);
   }
   lp.idx = 3;
-  lp.progress = has_progress;
   rc = mcp_client_request_with(c->client, method,
-                            lua_isnoneornil(L, 3) && !has_progress
+                            lua_isnoneornil(L, 3)
                                 ? NULL
                                 : write_lua_params,
                             &lp, &opts, on_done, r, &id, &err);

@@ -1,9 +1,9 @@
 /*
  * test_rpc_send.c - what the endpoint (rpc.c) sends for a request,
  * through a transport that only records: the envelope, params from cJSON
- * or from a writer, _meta.progressToken added to a copy (the caller's
- * params untouched), and a request that fails to encode is neither sent
- * nor left pending.
+ * or from a writer, _meta.progressToken added by the one writer of it to
+ * what is sent (the caller's params untouched, any shape of _meta), and a
+ * request that fails to encode is neither sent nor left pending.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -15,6 +15,7 @@
 #include "common.h"
 #include "json.h"
 #include "jsonrpc.h"
+#include "jsonscan.h"
 #include "rpc.h"
 #include "test.h"
 
@@ -84,6 +85,15 @@ failing_writer(void *ud, uint64_t id, mcp_buf_t *b, mcp_error_t *err)
   return mcp_error_set(err, MCP_EINVAL, "cannot encode a function");
 }
 
+/* Writes the text ud as the params. */
+static int
+text_writer(void *ud, uint64_t id, mcp_buf_t *b, mcp_error_t *err)
+{
+  MCP_UNUSED(id);
+  MCP_UNUSED(err);
+  return mcp_buf_append(b, ud, strlen(ud));
+}
+
 static cJSON *
 sent_params(rec_transport_t *r)
 {
@@ -144,21 +154,52 @@ test_progress_token_on_a_copy(void)
   ASSERT_EQ(n, id);
   cJSON_Delete(msg);
 
+  /* Params from a writer (the Lua encoder's way) get the same, from the
+   * one writer of the token, whatever the shape of their _meta. */
+  {
+    static const char *const shapes[][2] = {
+      { "{}", "{\"_meta\":{\"progressToken\":%llu}}" },
+      { "{\"a\":1}", "{\"a\":1,\"_meta\":{\"progressToken\":%llu}}" },
+      { "{\"_meta\":5,\"a\":[1]}",
+        "{\"_meta\":{\"progressToken\":%llu},\"a\":[1]}" },
+      { "{\"_meta\":{},\"a\":{}}",
+        "{\"_meta\":{\"progressToken\":%llu},\"a\":{}}" },
+      { "{\"_meta\":{\"progressToken\":\"mine\",\"x\":{\"y\":[2]}}}",
+        "{\"_meta\":{\"progressToken\":%llu,\"x\":{\"y\":[2]}}}" },
+    };
+    size_t k;
+
+    for (k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
+      char want[256], *got;
+
+      ASSERT_EQ(mcp_rpc_request_with(t.rpc, "m", text_writer,
+                                     (void *) shapes[k][0], &opts, on_done,
+                                     NULL, &id, &err), 0);
+      snprintf(want, sizeof want, shapes[k][1], (unsigned long long) id);
+      ASSERT_EQ(mcp_json_check(t.sent, strlen(t.sent), 0, NULL), 0);
+      got = strstr(t.sent, "\"params\":");
+      ASSERT_NOT_NULL(got);
+      got += 9;
+      got[strlen(got) - 1] = '\0';   /* the envelope's closing brace */
+      ASSERT_STR_EQ(got, want);
+    }
+  }
+
   /* Params that are not an object cannot carry a token: nothing is sent,
    * nothing waits. */
   params = cJSON_Parse("[1,2]");
   ASSERT_EQ(mcp_rpc_request(t.rpc, "m", params, &opts, on_done, NULL, &id,
                             &err), MCP_EINVAL);
   cJSON_Delete(params);
-  ASSERT_EQ(t.nsent, 2);
-  ASSERT_EQ(mcp_rpc_pending_count(t.rpc), 2);
+  ASSERT_EQ(t.nsent, 7);
+  ASSERT_EQ(mcp_rpc_pending_count(t.rpc), 7);
 
   /* A writer that fails: the same. */
   ASSERT_EQ(mcp_rpc_request_with(t.rpc, "m", failing_writer, NULL, NULL,
                                  on_done, NULL, &id, &err), MCP_EINVAL);
   ASSERT_STR_EQ(err.msg, "cannot encode a function");
-  ASSERT_EQ(t.nsent, 2);
-  ASSERT_EQ(mcp_rpc_pending_count(t.rpc), 2);
+  ASSERT_EQ(t.nsent, 7);
+  ASSERT_EQ(mcp_rpc_pending_count(t.rpc), 7);
 
   /* Closing fails what waits and frees the endpoint from the loop. */
   mcp_rpc_close(t.rpc);
