@@ -7,11 +7,13 @@
  */
 #include "client.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common.h"
 #include "json.h"
+#include "jsonscan.h"
 #include "session.h"
 #include "transport_stdio.h"
 
@@ -870,6 +872,58 @@ mcp_client_respond_error(mcp_client_t *c, const cJSON *id, int code,
   if (c->down || c->rpc == NULL)
     return down_error(c, err);
   return mcp_rpc_respond_error(c->rpc, id, code, message, data, err);
+}
+
+/* ---- MCP rules ------------------------------------------------------------- */
+
+int
+mcp_client_check_tool_result(const mcp_schema_t *schema, const char *text,
+                             size_t len, const cJSON *tree, int max_depth,
+                             mcp_schema_failure_t *why)
+{
+  const cJSON *content = NULL;
+  cJSON *parsed = NULL;
+  int rc;
+
+  memset(why, 0, sizeof *why);
+  if (text != NULL) {
+    mcp_json_member_t m[16];
+    const mcp_json_member_t *is_error, *sc;
+    size_t n;
+
+    if (mcp_json_members(text, len, max_depth, m, 16, &n) != 0)
+      return 0; /* not an object: its decoder refuses it */
+    is_error = mcp_json_member(m, n, "isError");
+    if (is_error != NULL && is_error->value_len == 4 &&
+        memcmp(is_error->value, "true", 4) == 0)
+      return 0;
+    sc = mcp_json_member(m, n, "structuredContent");
+    if (sc == NULL && n == 16) {
+      /* More members than recorded: look again through a tree. */
+      parsed = mcp_json_parse(text, len, max_depth, NULL);
+      tree = parsed;
+    } else if (sc != NULL) {
+      parsed = mcp_json_parse(sc->value, sc->value_len, max_depth, NULL);
+      content = parsed;
+    }
+  }
+  if (tree != NULL) {
+    if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(tree, "isError"))) {
+      cJSON_Delete(parsed);
+      return 0;
+    }
+    content = cJSON_GetObjectItemCaseSensitive(tree, "structuredContent");
+  }
+  if (content == NULL) {
+    cJSON_Delete(parsed);
+    snprintf(why->message, sizeof why->message,
+             "the tool declares an outputSchema but returned no "
+             "structuredContent");
+    return MCP_ESCHEMA;
+  }
+  rc = mcp_schema_validate(schema, content, why);
+  cJSON_Delete(parsed);
+  return rc;
 }
 
 /* Closing between two restarts: on_closed comes from the loop. */

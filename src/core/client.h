@@ -28,6 +28,7 @@
 
 #include "error.h"
 #include "rpc.h"
+#include "schema.h"
 #include "transport.h"
 #include "transport_stdio.h"
 
@@ -103,6 +104,15 @@ int mcp_client_respond(mcp_client_t *c, const cJSON *id,
 int mcp_client_respond_error(mcp_client_t *c, const cJSON *id, int code,
                              const char *message, const cJSON *data,
                              mcp_error_t *err);
+
+/* The rule for a tools/call result (the text received, or else its
+ * tree): unless isError is true, its structuredContent must be present and
+ * match the tool's outputSchema. Returns 0, MCP_ESCHEMA with why (its
+ * keyword "" when there is no structuredContent), or the code that
+ * stopped the validation (MCP_ETOOBIG, MCP_ENOMEM) with why->message. */
+int mcp_client_check_tool_result(const mcp_schema_t *schema, const char *text,
+                                 size_t len, const cJSON *tree, int max_depth,
+                                 mcp_schema_failure_t *why);
 
 void mcp_client_close(mcp_client_t *c);
 void mcp_client_abort(mcp_client_t *c, const mcp_error_t *err);

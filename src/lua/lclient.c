@@ -132,53 +132,10 @@ static int
 check_structured(lcall_t *k, const mcp_schema_t *schema,
                  mcp_schema_failure_t *why)
 {
-  const cJSON *content = NULL;
-  cJSON *parsed = NULL;
-  int rc;
-
-  memset(why, 0, sizeof *why);
-  if (k->kind == CALL_RAW) {
-    mcp_json_member_t m[16];
-    const mcp_json_member_t *is_error, *sc;
-    mcp_error_t err;
-    size_t n;
-
-    if (mcp_json_members(k->text, k->len, k->c->ctx->max_depth, m, 16,
-                         &n) != 0)
-      return 0; /* not an object: the decoder already refused it */
-    is_error = mcp_json_member(m, n, "isError");
-    if (is_error != NULL && is_error->value_len == 4 &&
-        memcmp(is_error->value, "true", 4) == 0)
-      return 0;
-    sc = mcp_json_member(m, n, "structuredContent");
-    if (sc == NULL && n == 16) {
-      /* More members than recorded: look again through a tree. */
-      parsed = mcp_json_parse(k->text, k->len, k->c->ctx->max_depth, &err);
-      content = cJSON_GetObjectItemCaseSensitive(parsed, "structuredContent");
-      if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(parsed, "isError"))) {
-        cJSON_Delete(parsed);
-        return 0;
-      }
-    } else if (sc != NULL) {
-      parsed = mcp_json_parse(sc->value, sc->value_len, k->c->ctx->max_depth,
-                              &err);
-      content = parsed;
-    }
-  } else {
-    if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(k->value, "isError")))
-      return 0;
-    content = cJSON_GetObjectItemCaseSensitive(k->value, "structuredContent");
-  }
-  if (content == NULL) {
-    cJSON_Delete(parsed);
-    snprintf(why->message, sizeof why->message,
-             "the tool declares an outputSchema but returned no "
-             "structuredContent");
-    return MCP_ESCHEMA;
-  }
-  rc = mcp_schema_validate(schema, content, why);
-  cJSON_Delete(parsed);
-  return rc;
+  return mcp_client_check_tool_result(schema,
+                                      k->kind == CALL_RAW ? k->text : NULL,
+                                      k->len, k->value,
+                                      k->c->ctx->max_depth, why);
 }
 
 /* With the result on top of the stack: replaces it with nil and an error

@@ -4,7 +4,8 @@
  * (handshake, tools/list, tools/call, close), and over Streamable HTTP,
  * where the server is restarted on the same port while the client is
  * connected, so that its session expires: the client begins one new
- * session, and the calls made meanwhile succeed.
+ * session, and the calls made meanwhile succeed. And the tool-result rule
+ * on its own.
  *
  * argv[1] is the source directory: server-everything under .deps (make
  * deps installs it) and its HTTP launcher under spec/fixtures. A missing
@@ -362,6 +363,51 @@ test_http_session_expiry(void)
   server_stop(&server);
 }
 
+/* The tool-result rule, on the text received and on a tree. */
+static void
+test_tool_result_rule(void)
+{
+  static const char *const texts[][2] = {
+    /* text, expected: "0" valid, "S" ESCHEMA with a keyword, "M" missing */
+    { "{\"content\":[],\"structuredContent\":{\"n\":1}}", "0" },
+    { "{\"content\":[],\"structuredContent\":{\"n\":\"x\"}}", "S" },
+    { "{\"content\":[],\"isError\":true,\"structuredContent\":{\"n\":\"x\"}}",
+      "0" },
+    { "{\"content\":[],\"isError\":true}", "0" },
+    { "{\"content\":[]}", "M" },
+    { "{\"a1\":1,\"a2\":2,\"a3\":3,\"a4\":4,\"a5\":5,\"a6\":6,\"a7\":7,"
+      "\"a8\":8,\"a9\":9,\"a10\":10,\"a11\":11,\"a12\":12,\"a13\":13,"
+      "\"a14\":14,\"a15\":15,\"a16\":16,\"structuredContent\":{\"n\":\"x\"}}",
+      "S" },
+  };
+  cJSON *doc = cJSON_Parse("{\"type\":\"object\",\"properties\":"
+                           "{\"n\":{\"type\":\"integer\"}}}");
+  mcp_schema_failure_t why;
+  mcp_schema_t *schema;
+  mcp_error_t err;
+  size_t k;
+
+  ASSERT_EQ(mcp_schema_compile(doc, NULL, &schema, &err), 0);
+  cJSON_Delete(doc);
+  for (k = 0; k < sizeof texts / sizeof texts[0]; k++) {
+    const char *text = texts[k][0];
+    cJSON *tree = cJSON_Parse(text);
+    int on_text = mcp_client_check_tool_result(schema, text, strlen(text),
+                                               NULL, 64, &why);
+    int on_tree = mcp_client_check_tool_result(schema, NULL, 0, tree, 64,
+                                               &why);
+
+    ASSERT_EQ(on_text, on_tree);
+    ASSERT_EQ(on_text, texts[k][1][0] == '0' ? 0 : MCP_ESCHEMA);
+    if (texts[k][1][0] == 'S')
+      ASSERT_STR_EQ(why.keyword, "type");
+    if (texts[k][1][0] == 'M')
+      ASSERT(strstr(why.message, "no structuredContent") != NULL);
+    cJSON_Delete(tree);
+  }
+  mcp_schema_free(schema);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -369,6 +415,7 @@ main(int argc, char **argv)
   src = argv[1];
   mcp_process_global_init();
   ASSERT_EQ(uv_loop_init(&loop), 0);
+  RUN_TEST(test_tool_result_rule);
   RUN_TEST(test_stdio);
   RUN_TEST(test_http_session_expiry);
   uv_run(&loop, UV_RUN_DEFAULT);
