@@ -797,21 +797,10 @@ mcp_client_request(mcp_client_t *c, const char *method, const cJSON *params,
                    const mcp_rpc_req_opts_t *opts, mcp_rpc_done_cb cb,
                    void *data, uint64_t *id_out, mcp_error_t *err)
 {
-  mcp_rpc_req_opts_t o;
-  setup_req_t *r;
-  uint64_t id = 0;
-  int failed, rc;
-
-  if (c->down || c->rpc == NULL)
-    return down_error(c, err);
-  r = watch(c, method, opts, cb, data, &o, &failed);
-  if (failed)
-    return mcp_error_set(err, MCP_ENOMEM, NULL);
-  if (r == NULL)
-    return mcp_rpc_request(c->rpc, method, params, opts, cb, data, id_out,
-                           err);
-  rc = mcp_rpc_request(c->rpc, method, params, &o, setup_done, r, &id, err);
-  return watched(c, r, rc, id, id_out);
+  return mcp_client_request_with(c, method,
+                                 params != NULL ? mcp_jsonrpc_write_cjson
+                                                : NULL,
+                                 (void *) params, opts, cb, data, id_out, err);
 }
 
 int
