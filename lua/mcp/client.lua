@@ -380,27 +380,8 @@ function Client:start(method, params, opts)
   return self:_start(method, params, opts)
 end
 
--- start() once the arguments are checked: every request with a handle.
--- arguments_schema: the compiled schema the core checks params.arguments
--- against (tools/call).
-function Client:_start(method, params, opts, arguments_schema)
-  local core_opts = request_options(self, opts, arguments_schema)
-  -- Every field a request gets is created here, so the table is sized once.
-  local req = setmetatable({ client = self, method = method, id = false,
-    _params = params, _core_opts = core_opts, _co = false,
-    _res = false, _err = false }, Request_mt)
-  local lost = self._lost
-  if lost then
-    req:_complete(nil, lost)
-    return req
-  end
-  if self._headers_fn then self:_refresh_headers() end
-  self:_send(req)
-  return req
-end
-
--- The core calls this for every request sent by _send, with the request
--- as context (no closure per request).
+-- The core calls on_response for every request started with a handle,
+-- with the request as context (no closure per request).
 -- -32042: the server needs URL elicitations done first (E11).
 local function url_elicitation_error(rerr)
   if rerr and rerr.rpc_code == URL_ELICITATION_REQUIRED then
@@ -414,11 +395,28 @@ local function on_response(req, res, rerr)
   req:_complete(res, url_elicitation_error(rerr))
 end
 
--- Sends req (its params and core options are kept on it).
-function Client:_send(req)
-  local id, err = self._core:request(req.method, req._params, on_response,
-    req._core_opts, req)
+-- The one way a request goes out, with or without a handle: the
+-- connection's state checked, the headers refreshed, then the core, which
+-- calls cb(ctx, result, err) once. An expired session is renewed by the
+-- core, which sends the request again itself (on_session says when).
+local function send(self, method, params, core_opts, cb, ctx)
+  local lost = self._lost
+  if lost then return nil, lost end
+  if self._headers_fn then self:_refresh_headers() end
+  return self._core:request(method, params, cb, core_opts, ctx)
+end
+
+-- start() once the arguments are checked: every request with a handle.
+-- arguments_schema: the compiled schema the core checks params.arguments
+-- against (tools/call).
+function Client:_start(method, params, opts, arguments_schema)
+  local core_opts = request_options(self, opts, arguments_schema)
+  -- Every field a request gets is created here, so the table is sized once.
+  local req = setmetatable({ client = self, method = method, id = false,
+    _co = false, _res = false, _err = false }, Request_mt)
+  local id, err = send(self, method, params, core_opts, on_response, req)
   if id then req.id = id else req:_complete(nil, err) end
+  return req
 end
 
 -- Calls the user's headers function and hands its result to the core.
@@ -471,12 +469,7 @@ function Client:_call(method, params, opts, arguments_schema, structured_schema)
   if not core_opts then
     core_opts = request_options(self, opts, arguments_schema, structured_schema)
   end
-  local lost = self._lost
-  if lost then return nil, lost end
-  if self._headers_fn then self:_refresh_headers() end
-  -- An expired session is renewed by the core, which sends the request
-  -- again itself (on_session says when).
-  local id, err = self._core:request(method, params, resume_caller, core_opts, task.current())
+  local id, err = send(self, method, params, core_opts, resume_caller, task.current())
   if not id then return nil, err end
   local res, rerr = coroutine.yield()
   return res, url_elicitation_error(rerr)
