@@ -753,6 +753,31 @@ lmcp_client_cancel(lua_State *L)
   return 1;
 }
 
+/* The Lua value at idx (nil: NULL) written by the one encoder, as a cJSON
+ * raw item that the core sends as it is: a cJSON tree would round
+ * integers past 2^53. Raises on a value that cannot be JSON. */
+static cJSON *
+encode_raw(lua_State *L, int idx, lclient_t *c)
+{
+  const char *why = NULL;
+  mcp_buf_t b;
+  cJSON *raw;
+
+  if (lua_isnoneornil(L, idx))
+    return NULL;
+  mcp_buf_init(&b, 0);
+  if (lmcp_encode_json(L, idx, &b, c->ctx->max_depth, &why) != 0 ||
+      mcp_buf_putc(&b, '\0') != 0) {
+    mcp_buf_free(&b);
+    luaL_argerror(L, idx, why != NULL ? why : "out of memory");
+  }
+  raw = cJSON_CreateRaw(b.data);
+  mcp_buf_free(&b);
+  if (raw == NULL)
+    luaL_error(L, "out of memory");
+  return raw;
+}
+
 /* syntax: ok, err = core_client:notify(method, params?) */
 static int
 lmcp_client_notify(lua_State *L)
@@ -760,8 +785,12 @@ lmcp_client_notify(lua_State *L)
   lclient_t *c = check_client(L);
   const char *method = luaL_checkstring(L, 2);
   mcp_error_t err;
-  cJSON *params = check_json(L, 3, c, NULL);
+  cJSON *params;
   int rc;
+
+  if (!lua_isnoneornil(L, 3))
+    luaL_checktype(L, 3, LUA_TTABLE);
+  params = encode_raw(L, 3, c);
 
   rc = mcp_client_notify(c->client, method, params, &err);
   cJSON_Delete(params);
@@ -804,7 +833,7 @@ lmcp_client_respond(lua_State *L)
   int rc;
 
   luaL_checktype(L, 3, LUA_TTABLE);
-  result = check_json(L, 3, c, NULL);
+  result = encode_raw(L, 3, c);
   if (lua_type(L, 2) != LUA_TSTRING && lua_type(L, 2) != LUA_TNUMBER) {
     cJSON_Delete(result);
     return luaL_argerror(L, 2, "request id must be a string or a number");
@@ -826,18 +855,13 @@ lmcp_client_respond_error(lua_State *L)
   lclient_t *c = check_client(L);
   int code = (int) luaL_checkinteger(L, 3);
   const char *message = luaL_checkstring(L, 4);
-  const char *why = NULL;
   mcp_error_t err;
   cJSON *id, *data = NULL;
   int rc;
 
   if (lua_type(L, 2) != LUA_TSTRING && lua_type(L, 2) != LUA_TNUMBER)
     return luaL_argerror(L, 2, "request id must be a string or a number");
-  if (!lua_isnoneornil(L, 5)) {
-    data = lmcp_to_json(L, 5, c->ctx->max_depth, &why);
-    if (data == NULL)
-      return luaL_argerror(L, 5, why);
-  }
+  data = encode_raw(L, 5, c);
   id = check_id(L, 2);
   rc = mcp_client_respond_error(c->client, id, code, message, data, &err);
   cJSON_Delete(id);
