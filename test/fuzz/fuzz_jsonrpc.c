@@ -28,6 +28,7 @@
 #include "fuzz_cjson.h"
 #include "json.h"
 #include "jsonrpc.h"
+#include "jsonscan.h"
 #include "rpc.h"
 
 #define MAX_REQ 8
@@ -187,7 +188,11 @@ on_progress(void *data, const cJSON *params)
   int slot = (int) (intptr_t) data;
 
   FUZZ_CHECK(slot >= 0 && slot < MAX_REQ);
-  FUZZ_CHECK(cJSON_IsObject(params));
+  /* The owner gets the params raw: their exact text, one JSON object. */
+  FUZZ_CHECK(cJSON_IsObject(params) ||
+             (cJSON_IsRaw(params) && params->valuestring[0] == '{' &&
+              mcp_json_check(params->valuestring,
+                             strlen(params->valuestring), 0, NULL) == 0));
 }
 
 static void
