@@ -1,6 +1,7 @@
 /*
  * client.c - one MCP client connection: rpc endpoint, numbered session,
- * and the renewal of an expired session (see client.h).
+ * and the renewal of an expired session (see client.h). A session begins
+ * through the era adapter (era.h).
  *
  * Does not frame, carry or classify messages (rpc.c and the transports
  * do) and does not negotiate versions (session.c does).
@@ -12,6 +13,7 @@
 #include <string.h>
 
 #include "common.h"
+#include "era.h"
 #include "json.h"
 #include "jsonscan.h"
 #include "session.h"
@@ -65,6 +67,7 @@ struct mcp_client_s {
   unsigned attempts;           /* failed connects in a row */
   uint64_t last_failure;       /* loop time of the last */
   mcp_rpc_opts_t rpc_opts;     /* for the endpoint of a restart */
+  const mcp_era_t *era;        /* how a session begins (era.h) */
   restart_t *restart;          /* NULL: a dead server stays dead */
   mcp_error_t down_err;        /* why the server stopped, while down */
   char *down_tail;             /* its stderr tail, while down */
@@ -285,8 +288,8 @@ on_unsent(void *ud, unsigned epoch, const mcp_error_t *why)
   c->renewing = 1;
   if (c->reset_session != NULL)
     c->reset_session(c->transport);
-  if (mcp_session_initialize(&c->session, c->capabilities, c->client_info,
-                             c->init_timeout_ms, renewed, c, &err) != 0) {
+  if (c->era->begin(&c->session, c->capabilities, c->client_info,
+                    c->init_timeout_ms, renewed, c, &err) != 0) {
     c->renewing = 0;
     mcp_rpc_fail_held(c->rpc, &err);
     return MCP_UNSENT_FAIL;
@@ -462,8 +465,8 @@ restart_now(uv_timer_t *t)
   c->down_tail = NULL;
   mcp_session_free(&c->session);
   mcp_session_init(&c->session, c->rpc);
-  if (mcp_session_initialize(&c->session, c->capabilities, c->client_info,
-                             c->init_timeout_ms, reborn, c, &err) != 0) {
+  if (c->era->begin(&c->session, c->capabilities, c->client_info,
+                    c->init_timeout_ms, reborn, c, &err) != 0) {
     c->down = 1;
     c->down_err = err;
     mcp_rpc_close(c->rpc);
@@ -599,6 +602,7 @@ mcp_client_new(uv_loop_t *loop, const mcp_rpc_opts_t *opts, int sessions,
   c->cb = *cb;
   c->ud = ud;
   c->sessions = sessions;
+  c->era = &mcp_era_handshake;
   c->rpc_opts = ro;
   c->rpc = mcp_rpc_new(loop, &ro, client_handler(), c);
   if (c->rpc == NULL) {
@@ -718,8 +722,8 @@ mcp_client_initialize(mcp_client_t *c, const cJSON *capabilities,
   c->init_timeout_ms = timeout_ms;
   c->init_cb = cb;
   c->init_data = data;
-  return mcp_session_initialize(&c->session, c->capabilities, c->client_info,
-                                timeout_ms, initialized, c, err);
+  return c->era->begin(&c->session, c->capabilities, c->client_info,
+                       timeout_ms, initialized, c, err);
 }
 
 const char *

@@ -1,7 +1,8 @@
 /*
  * client.h - one MCP client connection: the single owner of the rpc
- * endpoint (and through it the transport), the numbered session and its
- * handshake (session.c, the 2025-11-25 era).
+ * endpoint (and through it the transport), the numbered session, and the
+ * era adapter through which a session begins (era.h; today the
+ * 2025-11-25 handshake of session.c).
  *
  * Session expiry is handled here, once. A request that fails because the
  * server forgot the session (MCP_ESESSION from an HTTP transport) is held;

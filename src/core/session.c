@@ -2,6 +2,7 @@
  * session.c - the initialize handshake and version negotiation.
  */
 #include "session.h"
+#include "era.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -140,3 +141,6 @@ mcp_session_initialize(mcp_session_t *s, const cJSON *capabilities,
     s->initializing = 0;
   return rc;
 }
+
+const mcp_era_t mcp_era_handshake = { MCP_LATEST_VERSION,
+                                      mcp_session_initialize };
