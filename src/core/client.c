@@ -572,7 +572,7 @@ setup_value(mcp_client_t *c, uint64_t id, setup_kind_t kind)
   return value;
 }
 
-/* ---- the API -------------------------------------------------------------- */
+/* ---- the API ------------------------------------------------------------ */
 
 static const mcp_rpc_handler_t *
 client_handler(void)
@@ -867,7 +867,7 @@ mcp_client_respond_error(mcp_client_t *c, const cJSON *id, int code,
   return mcp_rpc_respond_error(c->rpc, id, code, message, data, err);
 }
 
-/* ---- MCP rules ------------------------------------------------------------- */
+/* ---- MCP rules ---------------------------------------------------------- */
 
 int
 mcp_client_check_tool_result(const mcp_schema_t *schema, const char *text,

@@ -30,8 +30,8 @@
 #include "transport_stdio.h"
 #include "test.h"
 
-#define EVERYTHING \
-  "/.deps/npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
+#define EVERYTHING "/.deps/npm/node_modules/@modelcontextprotocol/" \
+                   "server-everything/dist/index.js"
 
 static uv_loop_t loop;
 static const char *src;
