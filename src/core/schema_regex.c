@@ -9,8 +9,9 @@
  * cannot be driven into exponential time by a hostile pattern. It can
  * still take program size times subject length (20,000 instructions over
  * a megabyte is seconds), so every search is given a step budget: one step
- * per instruction visited, and the search stops with MCP_ETOOBIG when the
- * budget runs out.
+ * per instruction visited and per thread tested against a character (a
+ * class costs its ranges too), and the search stops with MCP_ETOOBIG when
+ * the budget runs out.
  *
  * Supported: literals (UTF-8), ".", "^", "$", "|", groups "(...)",
  * "(?:...)" and "(?<name>...)", the quantifiers "*", "+", "?", "{n}",
@@ -37,6 +38,7 @@
 #define RE_MAX_REPEAT 1000  /* largest n or m accepted in {n,m} */
 #define RE_MAX_NEST 100     /* group nesting in the pattern */
 #define RE_INF (-1)
+#define CLASS_FLAGS_COST 40 /* steps of testing \p{L} & co (is_letter) */
 
 /* Named classes a class or escape can include (bit flags). */
 enum {
@@ -1034,8 +1036,19 @@ mcp__re_search(const mcp__re_t *re, const char *s, size_t len,
     next = r < end ? (long) mcp__utf8_next(&r, end) : -1;
     for (i = 0; i < cl.n && found == 0; i++) {
       const re_inst_t *in = &re->prog[cl.pc[i]];
+      size_t cost = 1;
       int ok = 0;
 
+      /* Testing a class walks its ranges, and a property's table. */
+      if (in->op == OP_CLASS)
+        cost += (size_t) re->classes[in->c].n +
+                (re->classes[in->c].flags != 0 ? CLASS_FLAGS_COST : 0);
+      if (*steps < cost) {
+        *steps = 0;
+        found = MCP_ETOOBIG;
+        break;
+      }
+      *steps -= cost;
       if (in->op == OP_CHAR)
         ok = in->c == (uint32_t) cur;
       else if (in->op == OP_ANY)
