@@ -5,13 +5,7 @@ local fixture = require "spec.support.fixture"
 
 local LUAMCP = "./" .. (os.getenv("MCP_BUILD_DIR") or "build") .. "/luamcp"
 
-local function slurp(path)
-  local f = io.open(path, "r")
-  if not f then return "" end
-  local text = f:read("a")
-  f:close()
-  return text
-end
+local slurp = fixture.slurp
 
 -- Polls cond() every 20 ms for up to `within` seconds.
 local function wait_for(cond, within)

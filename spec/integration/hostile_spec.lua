@@ -3,6 +3,7 @@
 -- stdio and over Streamable HTTP. Each must end in a clear error, with
 -- memory bounded, and leave a client that goes on working.
 local fixture = require "spec.support.fixture"
+local event = require "spec.support.event"
 local mcp = require "mcp"
 local core = require "mcp.core"
 
@@ -207,7 +208,7 @@ end)
 describe("a stdio server that dies, with restart", function()
   it("fails calls at once while it is down, starts it again with its set-up, and calls succeed", function()
     run_async(function()
-      local sessions = {}
+      local new_session = event()
       with_client("stdio", function(client)
         assert(client:set_log_level("debug"))
         local r, err = client:call_tool("crash", {})
@@ -220,14 +221,12 @@ describe("a stdio server that dies, with restart", function()
         assert.equal("ECLOSED", err.code)
         assert.matches("it is being restarted", err.message, 1, true)
         assert.matches("crashing", err.stderr, 1, true)
-        local deadline = core.now() + 10000
-        while #sessions == 0 and core.now() < deadline do mcp.sleep(0.02) end
-        assert.same({ 2 }, sessions)
+        assert.equal(2, new_session.wait(10))
         assert.equal(2, client.sessions)
         assert.equal("debug", assert(client:call_tool("level", {})).content[1].text)
         still_works(client)
       end, { restart = { max = 3, backoff = 0.1 },
-             on_session = function(_, n) sessions[#sessions + 1] = n end })
+             on_session = function(_, n) new_session.set(n) end })
     end)
   end)
 
@@ -235,19 +234,18 @@ describe("a stdio server that dies, with restart", function()
     run_async(function()
       local marker = os.tmpname()
       os.remove(marker)
-      local lost
+      local lost = event()
       with_client("stdio", function(client)
         assert(io.open(marker, "w")):close()   -- from now on it cannot start
         local _, err = client:call_tool("crash", {})
         assert.equal("ECLOSED", err.code)
-        local deadline = core.now() + 10000
-        while not lost and core.now() < deadline do mcp.sleep(0.02) end
-        assert.equal("ECLOSED", lost and lost.code)
+        local why = assert(lost.wait(10))
+        assert.equal("ECLOSED", why.code)
         _, err = client:call_tool("ok", {})
         assert.equal("ECLOSED", err.code)
       end, { command = { "node", "spec/fixtures/hostile.js", "--die-if-exists", marker },
              restart = { max = 2, backoff = 0.05 },
-             on_lost = function(err) lost = err end })
+             on_lost = function(err) lost.set(err) end })
       os.remove(marker)
     end)
   end)

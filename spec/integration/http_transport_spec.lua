@@ -1,6 +1,7 @@
 -- MCP over HTTP against real servers: server-everything in streamableHttp
 -- and sse modes, and a fault-injecting fixture of our own.
 local fixture = require "spec.support.fixture"
+local event = require "spec.support.event"
 local mcp = require "mcp"
 local core = require "mcp.core"
 
@@ -80,15 +81,14 @@ describe("server-everything over Streamable HTTP, down for a while", function()
       local client <close> = assert(mcp.connect{ url = srv.url("/mcp"), on_log = function() end })
       assert(client:call_tool("get-sum", { a = 1, b = 1 }))
       srv.stop()
-      local result, err, finished
+      -- The call finds no server (refused at once); the new one takes
+      -- hundreds of ms to start: a call that did not wait has failed by then.
+      local finished = event()
       mcp.spawn(function()
-        result, err = client:call_tool("get-sum", { a = 4, b = 5 }, { timeout = 20 })
-        finished = true
+        finished.set(client:call_tool("get-sum", { a = 4, b = 5 }, { timeout = 20 }))
       end)
-      mcp.sleep(0.5)                -- the server stays down this long
-      assert.is_nil(finished, "the call did not wait: " .. tostring(err))
       local again <close> = fixture.http_server("everything_http", { "streamableHttp", tostring(port) })
-      while not finished do mcp.sleep(0.02) end
+      local result, err = finished.wait(20)
       assert(result, err)
       assert.matches("9", result.content[1].text, 1, true)
       assert.equal(2, client.sessions)
@@ -203,15 +203,16 @@ describe("an HTTP server that misbehaves", function()
       with_server("http_faults", { "--no-get" }, function(srv)
         local client <close> = assert(connect(srv))
         assert(client:call_tool("expire", {}))
-        local done, texts = 0, {}
+        local done, texts, all_done = 0, {}, event()
         for i = 1, 20 do
           mcp.spawn(function()
             local r = assert(client:call_tool("echo", { message = "m" .. i, delay_404 = (i - 1) * 25 }))
             texts[i] = r.content[1].text
             done = done + 1
+            if done == 20 then all_done.set(true) end
           end)
         end
-        while done < 20 do mcp.sleep(0.02) end
+        assert(all_done.wait(20))
         for i = 1, 20 do assert.equal("m" .. i, texts[i]) end
         assert.equal(2, stats(client).sessions)
       end)

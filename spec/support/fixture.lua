@@ -72,6 +72,15 @@ end
 --- (`$!`) to a third one; os.execute returns at once. stop() (call it in
 --- the spec's teardown) sends SIGTERM, waits until /proc/<pid> is gone
 --- (SIGKILL after 5 s) and removes the temp files.
+--- The whole text of the file at path, or "" when there is none.
+function M.slurp(path)
+  local f = io.open(path, "r")
+  if not f then return "" end
+  local text = f:read("a")
+  f:close()
+  return text
+end
+
 --- The peak resident memory of this (the test) process, in KiB.
 function M.peak_rss_kb()
   for line in io.lines("/proc/self/status") do
@@ -97,13 +106,7 @@ function M.http_server(name, args)
   -- The fixture exits by itself if this process dies (lib/watch_parent.js).
   assert(os.execute(("LUAMCP_TEST_PID=%d %s >%s 2>%s </dev/null & echo $! >%s"):format(
     M.own_pid(), table.concat(cmd, " "), q(out), q(err), q(pidfile))))
-  local function slurp(path)
-    local f = io.open(path, "r")
-    if not f then return "" end
-    local text = f:read("a")
-    f:close()
-    return text
-  end
+  local slurp = M.slurp
   local pid = tonumber(slurp(pidfile):match("%d+"))
   -- `local srv <close> = fixture.http_server(...)` stops it however the
   -- test ends, even when its task is closed by a timeout.
