@@ -223,9 +223,11 @@ describe("a stdio server that dies, with restart", function()
         assert.matches("crashing", err.stderr, 1, true)
         assert.equal(2, new_session.wait(10))
         assert.equal(2, client.sessions)
-        assert.equal("debug", assert(client:call_tool("level", {})).content[1].text)
+        -- The new server got the log level and was told of the roots.
+        assert.equal("debug roots:1", assert(client:call_tool("level", {})).content[1].text)
         still_works(client)
       end, { restart = { max = 3, backoff = 0.1 },
+             handlers = { roots = { { uri = "file:///tmp", name = "tmp" } } },
              on_session = function(_, n) new_session.set(n) end })
     end)
   end)
