@@ -4,6 +4,7 @@
  */
 #include "jsonscan.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -181,13 +182,6 @@ check_ws(check_t *c)
     c->p++;
 }
 
-static int
-hex_digit(char ch)
-{
-  return (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'f') ||
-         (ch >= 'A' && ch <= 'F');
-}
-
 /* 1 for the bytes that end the plain run of a JSON string: '"', '\\'
  * and the control characters. One load per byte where three comparisons
  * were; the Lua decoder uses it too. */
@@ -199,6 +193,14 @@ const unsigned char mcp__json_string_stop[256] = {
   0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
   0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0,   /* '\\' */
 };
+
+/* 1 when the four bytes at s are hexadecimal digits. */
+static int
+hex4_at(const char *s)
+{
+  return isxdigit((unsigned char) s[0]) && isxdigit((unsigned char) s[1]) &&
+         isxdigit((unsigned char) s[2]) && isxdigit((unsigned char) s[3]);
+}
 
 /* A string from its opening quote; in a key, an escaped NUL is refused:
  * C-string consumers (cJSON) would read "id\u0000" as "id". */
@@ -230,8 +232,7 @@ check_string(check_t *c, int is_key)
       s += 2;
       continue;
     }
-    if (s[1] != 'u' || c->end - s < 6 || !hex_digit(s[2]) ||
-        !hex_digit(s[3]) || !hex_digit(s[4]) || !hex_digit(s[5]))
+    if (s[1] != 'u' || c->end - s < 6 || !hex4_at(s + 2))
       return check_fail(c, "bad escape in a string");
     if (is_key && memcmp(s + 2, "0000", 4) == 0)
       return check_fail(c, "NUL in an object key");
@@ -239,7 +240,7 @@ check_string(check_t *c, int is_key)
     if ((s[2] == 'd' || s[2] == 'D') && strchr("89abAB", s[3]) != NULL) {
       if (c->end - s < 12 || s[6] != '\\' || s[7] != 'u' ||
           (s[8] != 'd' && s[8] != 'D') || strchr("cdefCDEF", s[9]) == NULL ||
-          s[9] == '\0' || !hex_digit(s[10]) || !hex_digit(s[11]))
+          s[9] == '\0' || !hex4_at(s + 8))
         return check_fail(c, "lone UTF-16 surrogate");
       s += 6;
     } else if ((s[2] == 'd' || s[2] == 'D') && s[3] != '\0' &&
