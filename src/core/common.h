@@ -32,7 +32,11 @@
   XX(ESESSION, "the server's session expired")                                \
   XX(EURLELICIT, "the server needs URL elicitations completed first")         \
   XX(EREJECTED, "the user declined")                                          \
-  XX(ECONNECT, "cannot connect to the server")
+  XX(ECONNECT, "cannot connect to the server")                               \
+  XX(ENEEDSAUTH, "the server needs authorization")                           \
+  XX(ENEEDSREG, "the server needs a registered client")                     \
+  XX(EAUTH, "authorization failed")                                          \
+  XX(ENOENT, "not found")
 
 typedef enum {
   MCP_OK = 0,

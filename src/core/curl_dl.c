@@ -65,6 +65,8 @@ mcp_curl_load(mcp_error_t *err)
   LOAD(url_cleanup, "curl_url_cleanup");
   LOAD(url_set, "curl_url_set");
   LOAD(url_get, "curl_url_get");
+  LOAD(easy_escape, "curl_easy_escape");
+  LOAD(easy_unescape, "curl_easy_unescape");
   curl_lib = lib;
   lib = NULL;
   for (i = 0; crypto_names[i] != NULL && lib == NULL; i++)
@@ -75,6 +77,9 @@ mcp_curl_load(mcp_error_t *err)
                          dlerror());
   }
   LOAD(rand_bytes, "RAND_bytes");
+  LOAD(sha256, "SHA256");
+  LOAD(encode_block, "EVP_EncodeBlock");
+  LOAD(decode_block, "EVP_DecodeBlock");
   mcp__curl = api;
   loaded = 1;
   return 0;

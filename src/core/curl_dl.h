@@ -8,8 +8,9 @@
  * core are mapped onto the loaded functions by the macros below.
  *
  * The same goes for OpenSSL's libcrypto, which the HTTP side needs for
- * RAND_bytes only: relocating it took 2 ms of every start. libcurl links
- * it, so once libcurl is loaded it costs nothing more.
+ * RAND_bytes, SHA256 and base64 (EVP_EncodeBlock/EVP_DecodeBlock) only:
+ * relocating it took 2 ms of every start. libcurl links it, so once
+ * libcurl is loaded it costs nothing more.
  */
 #ifndef MCP_CURL_DL_H
 #define MCP_CURL_DL_H
@@ -17,7 +18,9 @@
 /* curl's GCC type-checking wraps curl_easy_setopt in a macro of its own. */
 #define CURL_DISABLE_TYPECHECK 1
 #include <curl/curl.h>
+#include <openssl/evp.h>
 #include <openssl/rand.h>
+#include <openssl/sha.h>
 
 #include "error.h"
 
@@ -45,14 +48,19 @@ typedef struct mcp_curl_api_s {
   void (*url_cleanup)(CURLU *);
   CURLUcode (*url_set)(CURLU *, CURLUPart, const char *, unsigned int);
   CURLUcode (*url_get)(const CURLU *, CURLUPart, char **, unsigned int);
+  char *(*easy_escape)(CURL *, const char *, int);
+  char *(*easy_unescape)(CURL *, const char *, int, int *);
   int (*rand_bytes)(unsigned char *, int);   /* libcrypto's RAND_bytes */
+  unsigned char *(*sha256)(const unsigned char *, size_t, unsigned char *);
+  int (*encode_block)(unsigned char *, const unsigned char *, int);
+  int (*decode_block)(unsigned char *, const unsigned char *, int);
 } mcp_curl_api_t;
 
 extern mcp_curl_api_t mcp__curl;
 
 /* Loads libcurl and libcrypto once. Returns 0, or MCP_EIO with err saying
  * why (one is not installed, or lacks a function). Call it before any
- * curl_* or RAND_bytes. */
+ * curl_*, RAND_bytes, SHA256, EVP_EncodeBlock or EVP_DecodeBlock. */
 int mcp_curl_load(mcp_error_t *err);
 
 /* curl.h may define these three as macros of its own. */
@@ -83,6 +91,14 @@ int mcp_curl_load(mcp_error_t *err);
 #define curl_url_cleanup mcp__curl.url_cleanup
 #define curl_url_set mcp__curl.url_set
 #define curl_url_get mcp__curl.url_get
+#define curl_easy_escape mcp__curl.easy_escape
+#define curl_easy_unescape mcp__curl.easy_unescape
+#undef SHA256
+#undef EVP_EncodeBlock
+#undef EVP_DecodeBlock
 #define RAND_bytes mcp__curl.rand_bytes
+#define SHA256 mcp__curl.sha256
+#define EVP_EncodeBlock mcp__curl.encode_block
+#define EVP_DecodeBlock mcp__curl.decode_block
 
 #endif
