@@ -17,6 +17,7 @@
 #include "json.h"
 #include "jsonscan.h"
 #include "session.h"
+#include "transport_http.h"
 #include "transport_stdio.h"
 
 /* Waiting for a server that cannot be connected to: the first retry after
@@ -71,7 +72,10 @@ struct mcp_client_s {
   restart_t *restart;          /* NULL: a dead server stays dead */
   mcp_error_t down_err;        /* why the server stopped, while down */
   char *down_tail;             /* its stderr tail, while down */
+  mcp_auth_t *auth;            /* OAuth for an HTTP server, or NULL */
+  mcp_error_t refusal;         /* the 401/403 the OAuth round answers */
   unsigned renewing : 1;       /* a new handshake is under way */
+  unsigned authorizing : 1;    /* an OAuth round is under way */
   unsigned closing : 1;
   unsigned timer_inited : 1;
   unsigned down : 1;           /* the server died; a restart is due */
@@ -170,6 +174,7 @@ client_free(mcp_client_t *c)
     free(s);
   }
   mcp_session_free(&c->session);
+  mcp_auth_close(c->auth);
   cJSON_Delete(c->capabilities);
   cJSON_Delete(c->client_info);
   free(c->log_level);
@@ -271,12 +276,58 @@ wait_for_connection(mcp_client_t *c)
  * session (`epoch`) expired, it is sent again once a newer session exists:
  * at once when one already does, else after the handshake the first such
  * request starts. */
+/* An OAuth round ended: the held requests go again with the new token,
+ * or fail with why none could be had. */
+static void
+authorized(void *data, const mcp_error_t *err)
+{
+  mcp_client_t *c = data;
+
+  c->authorizing = 0;
+  if (c->rpc == NULL || c->closing)
+    return;
+  if (err != NULL) {
+    /* The server's refusal stays readable: its status and challenge. */
+    mcp_error_t e = *err;
+
+    e.status = c->refusal.status;
+    memcpy(e.challenge, c->refusal.challenge, sizeof e.challenge);
+    mcp_rpc_fail_held(c->rpc, &e);
+  }
+  else if (!c->renewing)
+    mcp_rpc_resend_held(c->rpc);
+}
+
+/* The server refused a request for want of authorization: it waits for
+ * one OAuth round, however many requests were refused. */
+static int
+wait_for_authorization(mcp_client_t *c, const mcp_error_t *why)
+{
+  mcp_error_t err;
+
+  if (c->auth == NULL)
+    return MCP_UNSENT_FAIL;
+  if (c->authorizing)
+    return MCP_UNSENT_HOLD;
+  c->authorizing = 1;
+  c->refusal = *why;
+  if (mcp_auth_challenge(c->auth, why->status,
+                         why->challenge[0] != '\0' ? why->challenge : NULL,
+                         authorized, c, &err) != 0) {
+    c->authorizing = 0;
+    return MCP_UNSENT_FAIL;
+  }
+  return MCP_UNSENT_HOLD;
+}
+
 static int
 on_unsent(void *ud, unsigned epoch, const mcp_error_t *why)
 {
   mcp_client_t *c = ud;
   mcp_error_t err;
 
+  if (!c->closing && why->code == MCP_ENEEDSAUTH)
+    return wait_for_authorization(c, why);
   if (c->closing || c->number == 0)
     return MCP_UNSENT_FAIL;
   if (why->code == MCP_ECONNECT)
@@ -623,6 +674,24 @@ void *
 mcp_client_transport_ud(mcp_client_t *c)
 {
   return c->rpc;
+}
+
+/* The flow has a new token: sent from the next request on. */
+static void
+token_changed(void *ud, const char *header)
+{
+  mcp_client_t *c = ud;
+
+  if (c->transport != NULL)
+    mcp_transport_http_set_authorization(c->transport, header);
+}
+
+void
+mcp_client_use_auth(mcp_client_t *c, mcp_auth_t *auth)
+{
+  c->auth = auth;
+  mcp_auth_watch(auth, token_changed, c);
+  token_changed(c, mcp_auth_header(auth));
 }
 
 void

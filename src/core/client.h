@@ -27,6 +27,7 @@
 #include <cjson/cJSON.h>
 #include <uv.h>
 
+#include "auth/flow.h"
 #include "error.h"
 #include "rpc.h"
 #include "schema.h"
@@ -65,6 +66,12 @@ void *mcp_client_transport_ud(mcp_client_t *c);
  * forget its session before a new handshake. */
 void mcp_client_attach(mcp_client_t *c, mcp_transport_t *t,
                        void (*reset_session)(mcp_transport_t *t));
+/* OAuth for the HTTP transport attached (call after mcp_client_attach):
+ * the client owns auth from now on. A request the server refuses with 401,
+ * or 403 for want of scope, waits for one round of auth (flow.h) and is
+ * sent again with the new token, at most 3 times; the round's error
+ * (MCP_ENEEDSAUTH, MCP_ENEEDSREG, MCP_EAUTH...) fails it otherwise. */
+void mcp_client_use_auth(mcp_client_t *c, mcp_auth_t *auth);
 /* Frees a client that never got a transport. */
 void mcp_client_discard(mcp_client_t *c);
 

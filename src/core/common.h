@@ -36,7 +36,8 @@
   XX(ENEEDSAUTH, "the server needs authorization")                           \
   XX(ENEEDSREG, "the server needs a registered client")                     \
   XX(EAUTH, "authorization failed")                                          \
-  XX(ENOENT, "not found")
+  XX(ENOENT, "not found")                                                    \
+  XX(EREFUSED, "refused for safety")
 
 typedef enum {
   MCP_OK = 0,

@@ -15,7 +15,7 @@ typedef struct mcp_error_s {
   int rpc_code;       /* JSON-RPC error.code when code == MCP_ERPC */
   int status;         /* HTTP status or process exit status, when known */
   char msg[256];      /* one line of human text */
-  char challenge[512]; /* the WWW-Authenticate of a 401 or 403, or "" */
+  char challenge[1024]; /* the WWW-Authenticate of a 401 or 403, or "" */
 } mcp_error_t;
 
 /* Fills err (which may be NULL) and returns code, so callers can write

@@ -11,6 +11,7 @@
 #include "http.h"
 
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -55,6 +56,10 @@ struct mcp_http_s {
   unsigned send_once : 1;        /* see mcp_http_opts_t */
   unsigned sent : 1;             /* libcurl began sending this issue of it */
   unsigned resend_refused : 1;
+  unsigned peer_refused : 1;     /* check_peer said no */
+  int (*check_peer)(void *peer_ud, const char *ip);
+  void *peer_ud;
+  char peer[64];                 /* the refused address */
 };
 
 static void on_flush(mcp_curl_xfer_t *x);
@@ -444,10 +449,14 @@ on_prereq(void *ud, char *primary_ip, char *local_ip, int primary_port,
 {
   mcp_http_t *req = ud;
 
-  MCP_UNUSED(primary_ip);
   MCP_UNUSED(local_ip);
   MCP_UNUSED(primary_port);
   MCP_UNUSED(local_port);
+  if (req->check_peer != NULL && !req->check_peer(req->peer_ud, primary_ip)) {
+    snprintf(req->peer, sizeof req->peer, "%s", primary_ip);
+    req->peer_refused = 1;
+    return CURL_PREREQFUNC_ABORT;
+  }
   if (req->sent && req->send_once) {
     req->resend_refused = 1;
     return CURL_PREREQFUNC_ABORT;
@@ -505,7 +514,11 @@ on_xfer_done(mcp_curl_xfer_t *x, CURLcode rc)
     if (!req->cancelled)
       deliver(req);                   /* what the last flush left */
     detail = req->errbuf[0] ? req->errbuf : curl_easy_strerror(rc);
-    if (req->resend_refused ||
+    if (req->peer_refused) {
+      mcp_error_set(&err, MCP_EREFUSED, "refused to connect to %s: a "
+                    "private, loopback or link-local address",
+                    req->peer);
+    } else if (req->resend_refused ||
         (req->send_once && req->sent && never_connected(rc))) {
       /* libcurl's retry on a new connection was refused, or it could not
        * connect for it: either way the request had gone out. */
@@ -703,6 +716,8 @@ mcp_http_start(mcp_curl_uv_t *cu, const mcp_http_opts_t *o,
   req->ud = ud;
   req->max_size = o->max_size;
   req->send_once = o->send_once != 0;
+  req->check_peer = o->check_peer;
+  req->peer_ud = o->peer_ud;
   req->redirects_left = o->max_redirects;
   req->method = dup_string(method);
   req->origin_url = dup_string(o->url);

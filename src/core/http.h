@@ -85,6 +85,12 @@ typedef struct mcp_http_opts_s {
                                 * before any answer byte, though the
                                 * server may have received it; such a
                                 * request fails with MCP_ECLOSED instead */
+  /* Optional: asked before each connection is used, with the address
+   * libcurl connected to; returning 0 refuses it, and the request fails
+   * with MCP_EREFUSED before anything is sent (server-side request
+   * forgery: a metadata URL that resolves to a private address). */
+  int (*check_peer)(void *peer_ud, const char *ip);
+  void *peer_ud;
 } mcp_http_opts_t;
 
 /* 0 when url is an absolute http:// or https:// URL; MCP_EINVAL (or

@@ -38,7 +38,14 @@ typedef struct pending_s {
   char *text;                  /* the request as sent (keep_texts), or NULL */
   size_t text_len;
   unsigned held : 1;           /* its session expired: waits to be resent */
+  unsigned auth_tries : 2;     /* refused for want of authorization */
 } pending_t;
+
+/* A request refused for want of authorization is sent again after each
+ * new authorization, this many times at most (the MCP specification's
+ * "no more than a few times"): a server that never accepts does not get
+ * a loop. */
+#define MAX_AUTH_TRIES 3
 
 struct mcp_rpc_s {
   uv_loop_t *loop;
@@ -952,11 +959,18 @@ on_request_failed(void *ud, uint64_t id, const mcp_error_t *err)
   mcp_rpc_t *rpc = ud;
   pending_t *p;
 
-  /* A request that did not run (its session expired, or there was no
-   * connection) may go again, when its text was kept and the owner says
+  /* A request that did not run (its session expired, there was no
+   * connection, or it needs authorization) may go again, when its text was kept and the owner says
    * so. */
   p = table_find(rpc, id);
-  if (p != NULL && (err->code == MCP_ESESSION || err->code == MCP_ECONNECT) &&
+  if (p != NULL && err->code == MCP_ENEEDSAUTH) {
+    if (p->auth_tries == MAX_AUTH_TRIES)
+      p = NULL;                  /* fails with the server's refusal */
+    else
+      p->auth_tries++;
+  }
+  if (p != NULL && (err->code == MCP_ESESSION || err->code == MCP_ECONNECT ||
+                    err->code == MCP_ENEEDSAUTH) &&
       p->text != NULL && !p->held && rpc->handler.on_unsent != NULL) {
     switch (rpc->handler.on_unsent(rpc->ud, p->epoch, err)) {
     case MCP_UNSENT_HOLD:

@@ -62,7 +62,9 @@ typedef struct mcp_rpc_handler_s {
   void (*on_lost)(void *ud, const mcp_error_t *err);
   void (*on_closed)(void *ud);
   /* Optional. A request sent at this epoch failed without being run:
-   * MCP_ESESSION (its session expired) or MCP_ECONNECT (no connection).
+   * MCP_ESESSION (its session expired), MCP_ECONNECT (no connection) or
+   * MCP_ENEEDSAUTH (refused for want of authorization; err has the
+   * status and challenge; at most 3 times per request).
    * Return MCP_UNSENT_HOLD to keep it (its id, text and deadline) until
    * mcp_rpc_resend_held or mcp_rpc_fail_held, MCP_UNSENT_RESEND to send it
    * again at once, MCP_UNSENT_FAIL to let it fail with err. Only requests

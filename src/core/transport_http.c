@@ -100,6 +100,7 @@ struct http_transport_s {
   char version[16];
   char **headers;               /* extra "Name: value" lines */
   size_t nheaders;
+  char *authorization;          /* "Authorization: ..." line, or NULL */
   xfer_t *xfers;
   xfer_t *listener;
   uv_timer_t listen_timer;      /* reconnect delay, then idle watchdog */
@@ -141,6 +142,28 @@ set_string(char **slot, const char *value, size_t len)
     memcpy(*slot, value, len);
     (*slot)[len] = '\0';
   }
+}
+
+/* Several WWW-Authenticate lines are one list (RFC 9110 section 5.3),
+ * joined with ", "; the whole is bounded like an error record's. */
+static void
+add_challenge(xfer_t *x, const char *value)
+{
+  size_t old = x->challenge != NULL ? strlen(x->challenge) : 0;
+  size_t len = strlen(value);
+  char *s;
+
+  if (old + len + 3 > sizeof ((mcp_error_t *) 0)->challenge)
+    return;
+  s = realloc(x->challenge, old + len + 3);
+  if (s == NULL)
+    return;
+  if (old > 0) {
+    memcpy(s + old, ", ", 2);
+    old += 2;
+  }
+  memcpy(s + old, value, len + 1);
+  x->challenge = s;
 }
 
 /* Copies up to len bytes of what a server sent into out (cap > 0), for a
@@ -368,6 +391,8 @@ start(http_transport_t *t, xkind_t kind, const char *url, const char *text,
     snprintf(last, sizeof last, "Last-Event-ID: %s", last_id);
     lines[n++] = last;
   }
+  if (t->authorization != NULL)
+    lines[n++] = t->authorization;
   for (i = 0; i < t->nheaders && n < MAX_LINES; i++)
     lines[n++] = t->headers[i];
 
@@ -559,9 +584,8 @@ on_headers(mcp_http_t *req, int status, const mcp_http_header_t *headers,
           strncasecmp(headers[i].value, "application/json", 16) == 0)
         x->is_json = 1;
       else if (header_is(&headers[i], "www-authenticate") &&
-               (status == 401 || status == 403) && x->challenge == NULL)
-        set_string(&x->challenge, headers[i].value,
-                   strlen(headers[i].value));
+               (status == 401 || status == 403))
+        add_challenge(x, headers[i].value);
     }
     return;
   }
@@ -717,6 +741,17 @@ legacy_done(http_transport_t *t, xfer_t *x, const mcp_error_t *err)
         "got %s; the legacy HTTP+SSE GET got %s", t->fallback_why, got);
 }
 
+/* The server refused the request for want of authorization: a 401, or a
+ * 403 whose challenge says the token lacks scope (RFC 6750 section
+ * 3.1). Nothing ran; the owner may authorize and send it again. */
+static int
+needs_authorization(const xfer_t *x)
+{
+  return x->status == 401 ||
+         (x->status == 403 && x->challenge != NULL &&
+          strstr(x->challenge, "insufficient_scope") != NULL);
+}
+
 static void
 post_done(http_transport_t *t, xfer_t *x, const mcp_error_t *err)
 {
@@ -781,6 +816,11 @@ post_done(http_transport_t *t, xfer_t *x, const mcp_error_t *err)
     }
     fail_request(t, x->request_id, MCP_ESESSION, x->status,
                  "the server's session expired (%s)", msg);
+    return;
+  }
+  if (needs_authorization(x)) {
+    t->decided = 1;
+    fail_request_with(t, x, MCP_ENEEDSAUTH, msg);
     return;
   }
   if (x->request_id != 0) {
@@ -1019,6 +1059,9 @@ maybe_free(http_transport_t *t)
   for (i = 0; i < t->nheaders; i++)
     free(t->headers[i]);
   free(t->headers);
+  if (t->authorization != NULL)
+    memset(t->authorization, 0, strlen(t->authorization));
+  free(t->authorization);
   free(t->listen_last_id);
   free(t->session_id);
   if (t->post_url != t->url)
@@ -1098,6 +1141,21 @@ mcp_transport_http_set_headers(mcp_transport_t *base,
   free(t->headers);
   t->headers = copy;
   t->nheaders = n;
+  return 0;
+}
+
+int
+mcp_transport_http_set_authorization(mcp_transport_t *base, const char *line)
+{
+  http_transport_t *t = (http_transport_t *) base;
+  char *copy = NULL;
+
+  if (line != NULL && (copy = strdup(line)) == NULL)
+    return MCP_ENOMEM;
+  if (t->authorization != NULL)
+    memset(t->authorization, 0, strlen(t->authorization));
+  free(t->authorization);
+  t->authorization = copy;
   return 0;
 }
 

@@ -48,6 +48,11 @@ int mcp_transport_http_new(uv_loop_t *loop, mcp_curl_uv_t *cu,
 int mcp_transport_http_set_headers(mcp_transport_t *t,
                                    const char *const *headers, size_t n);
 
+/* The "Authorization: ..." line sent from now on, or NULL for none (the
+ * OAuth token, kept apart from the configured headers). */
+int mcp_transport_http_set_authorization(mcp_transport_t *t,
+                                         const char *line);
+
 /* Forgets the session id (before initializing a new session). */
 void mcp_transport_http_reset_session(mcp_transport_t *t);
 
