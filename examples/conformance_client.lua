@@ -12,9 +12,38 @@ if not url or not url:match("^https?://") then
   os.exit(2)
 end
 
+-- OAuth: the suite's authorization servers approve at once and redirect
+-- with a code, so the "browser" is this function: it follows the
+-- authorization URL to its redirect and delivers that to our loopback
+-- callback, as a browser would. Tokens stay in memory.
+local context = {}
+if os.getenv("MCP_CONFORMANCE_CONTEXT") then
+  context = mcp.json.decode(os.getenv("MCP_CONFORMANCE_CONTEXT")) or {}
+end
+
+local function browse(authorize_url)
+  local location = authorize_url
+  for _ = 1, 5 do
+    local response = assert(mcp.http.request{ url = location, timeout = 10 })
+    if not response.redirect_url then return end
+    location = response.redirect_url
+  end
+end
+
+local oauth = {
+  store = false,
+  open = browse,
+  client_id = context.client_id,
+  client_secret = context.client_secret,
+  -- The suite's client ID metadata document (auth/basic-cimd); it is used
+  -- only where the authorization server supports such documents.
+  client_metadata_url = "https://conformance-test.local/client-metadata.json",
+}
+
 local client <close> = assert(mcp.connect{
   name = "conformance",
   url = url,
+  oauth = oauth,
   on_log = function() end,
   handlers = {
     -- Accept with nothing filled in: the client applies the defaults.

@@ -9,15 +9,24 @@ local M = {}
 local USAGE = [[
 usage: luamcp run SCRIPT.lua [ARGS...]     run a script as a task
        luamcp tools -- CMD [ARGS...]        list the server's tools
+       luamcp tools URL                     (a remote server: stored tokens)
        luamcp call [--json] -- CMD [ARGS...] TOOL 'JSON'
-                                            call a tool, print its result
+       luamcp call [--json] URL TOOL 'JSON' call a tool, print its result
+       luamcp auth [OAUTH OPTIONS] URL      authorize luamcp with a server
+       luamcp logout URL                    forget the server's tokens
        luamcp version | help
 
-options for tools and call (before --):
+options for tools and call (before -- or URL):
   --timeout SECONDS    per-request timeout (default 60)
   --env NAME=VALUE     set a variable for the server (repeatable)
   --cwd DIR            working directory of the server
-  --quiet              do not show the server's stderr]]
+  --header 'N: V'      an HTTP header for a remote server (repeatable)
+  --quiet              do not show the server's stderr
+
+OAUTH OPTIONS: --client-id ID, --client-secret SECRET, --scope 'A B',
+  --callback-port PORT, --redirect-uri URI, --client-metadata-url URL,
+  --header 'N: V'. The browser is $BROWSER, else xdg-open; the URL is
+  printed too, so the flow works over SSH.]]
 
 local function fail(msg)
   io.stderr:write("luamcp: ", tostring(msg):gsub("\n.*", ""), "\n")
@@ -42,6 +51,12 @@ local function parse_server_args(argv, first)
     elseif a == "--cwd" then
       opts.cwd = argv[i + 1]
       i = i + 2
+    elseif a == "--header" then
+      local k, v = (argv[i + 1] or ""):match("^([^:]+):%s*(.*)$")
+      if not k then return nil, "--header needs 'Name: value'" end
+      opts.headers = opts.headers or {}
+      opts.headers[k] = v
+      i = i + 2
     elseif a == "--quiet" then
       opts.quiet = true
       i = i + 1
@@ -54,15 +69,24 @@ local function parse_server_args(argv, first)
       break
     end
   end
-  if argv[i] ~= "--" or argv[i + 1] == nil then
-    return nil, "missing server command: put it after --"
+  local rest = {}
+  if argv[i] and argv[i]:match("^https?://") then
+    opts.url = argv[i]
+    for j = i + 1, #argv do rest[#rest + 1] = argv[j] end
+    return opts, rest
   end
-  local command = {}
-  for j = i + 1, #argv do command[#command + 1] = argv[j] end
-  return opts, command
+  if argv[i] ~= "--" or argv[i + 1] == nil then
+    return nil, "missing server command: a URL, or a command after --"
+  end
+  for j = i + 1, #argv do rest[#rest + 1] = argv[j] end
+  return opts, rest
 end
 
 local function connect(opts, command)
+  if opts.url then
+    return mcp.connect{ url = opts.url, headers = opts.headers,
+                        timeout = opts.timeout }
+  end
   return mcp.connect{
     command = command,
     env = next(opts.env) and opts.env or nil,
@@ -144,8 +168,9 @@ end
 function M.call(argv)
   local opts, command = parse_server_args(argv, 2)
   if not opts then return fail(command) end
-  if #command < 3 then
-    return fail("usage: luamcp call -- CMD [ARGS...] TOOL 'JSON'")
+  if #command < (opts.url and 2 or 3) then
+    return fail("usage: luamcp call -- CMD [ARGS...] TOOL 'JSON' "
+                .. "(or: luamcp call URL TOOL 'JSON')")
   end
   local json_text = table.remove(command)
   local tool = table.remove(command)
@@ -162,6 +187,63 @@ function M.call(argv)
     print_result(result, opts.json)
     return result.isError and 1 or 0
   end)
+end
+
+local OAUTH_FLAGS = {
+  ["--client-id"] = "client_id", ["--client-secret"] = "client_secret",
+  ["--scope"] = "scope", ["--callback-port"] = "callback_port",
+  ["--redirect-uri"] = "redirect_uri",
+  ["--client-metadata-url"] = "client_metadata_url",
+}
+
+-- luamcp auth [OAUTH OPTIONS] URL
+function M.auth(argv)
+  local opts, i = {}, 2
+  while argv[i] and argv[i]:sub(1, 2) == "--" do
+    local flag, value = argv[i], argv[i + 1]
+    if value == nil then return fail(flag .. " needs a value") end
+    if flag == "--header" then
+      local k, v = value:match("^([^:]+):%s*(.*)$")
+      if not k then return fail("--header needs 'Name: value'") end
+      opts.headers = opts.headers or {}
+      opts.headers[k] = v
+    elseif OAUTH_FLAGS[flag] then
+      opts[OAUTH_FLAGS[flag]] = flag == "--callback-port"
+        and math.tointeger(tonumber(value)) or value
+      if opts[OAUTH_FLAGS[flag]] == nil then
+        return fail(flag .. " needs a port number")
+      end
+    else
+      return fail(("unknown option '%s'"):format(flag))
+    end
+    i = i + 2
+  end
+  local url = argv[i]
+  if not url or not url:match("^https?://") or argv[i + 1] then
+    return fail("usage: luamcp auth [OAUTH OPTIONS] URL")
+  end
+  return run_task(function()
+    local info, err = mcp.oauth.login(url, opts)
+    if not info then return fail(err) end
+    io.stdout:write(("%s: %s%s%s\n"):format(url, info.status,
+      info.issuer and (" by " .. info.issuer) or
+        " (the server asked for no authorization)",
+      info.scope and (", scope " .. info.scope) or ""))
+    return 0
+  end)
+end
+
+-- luamcp logout URL
+function M.logout(argv)
+  local url = argv[2]
+  if not url or not url:match("^https?://") or argv[3] then
+    return fail("usage: luamcp logout URL")
+  end
+  local removed, err = mcp.oauth.logout(url)
+  if removed == nil then return fail(err) end
+  io.stdout:write(url, removed and ": tokens removed\n"
+                               or ": no tokens were kept\n")
+  return 0
 end
 
 function M.run(argv)
@@ -187,6 +269,8 @@ function M.main(argv)
   if cmd == "run" then return M.run(argv) end
   if cmd == "tools" then return M.tools(argv) end
   if cmd == "call" then return M.call(argv) end
+  if cmd == "auth" then return M.auth(argv) end
+  if cmd == "logout" then return M.logout(argv) end
   if cmd == "version" or cmd == "--version" then
     print(mcp._VERSION)
     return 0

@@ -47,6 +47,14 @@ local function check_options(opts)
     if type(opts.url) ~= "string" or not opts.url:match("^https?://") then
       error("mcp.connect: 'url' must be an http:// or https:// URL", 3)
     end
+    local o = opts.oauth
+    if o ~= nil and o ~= false and type(o) ~= "table" then
+      error("mcp.connect: 'oauth' must be a table or false", 3)
+    end
+    if type(o) == "table" and o.open ~= nil and o.open ~= true
+        and type(o.open) ~= "function" then
+      error("mcp.connect: 'oauth.open' must be true or a function(url)", 3)
+    end
     local h = opts.headers
     if h ~= nil and type(h) ~= "table" and type(h) ~= "function" then
       error("mcp.connect: 'headers' must be a table or a function returning one", 3)
@@ -129,6 +137,36 @@ local function core_handlers(self)
   }
 end
 
+-- The oauth options as mcp.core takes them (nil: OAuth off). OAuth is on
+-- for every HTTP server unless oauth = false: tokens stored by `luamcp
+-- auth` are used and refreshed; a server that needs a person fails with
+-- ENEEDSAUTH unless oauth.open (or oauth.interactive) allows the browser.
+local function core_oauth(o)
+  if o == false then return nil end
+  o = o or {}
+  local c = {}
+  for k, v in pairs(o) do c[k] = v end
+  c.open = nil
+  c.interactive = o.interactive or o.open ~= nil
+  c.timeout = seconds_to_ms(o.timeout, "oauth.timeout")
+  return c
+end
+
+-- oauth.open as a function: it gets the authorization URL in a task of
+-- its own, so it may wait (follow the redirects itself, ask a person).
+local function authorize_handler(self, o)
+  if type(o) ~= "table" or type(o.open) ~= "function" then return nil end
+  return function(url)
+    task.spawn(function()
+      local ok, err = pcall(o.open, url)
+      if not ok then
+        io.stderr:write(("luamcp: [%s] oauth.open failed: %s\n"):format(
+          self.name, tostring(err)))
+      end
+    end)
+  end
+end
+
 -- What the parts of the Client (see the end of this file) add to connect.
 local connect_hooks = {}
 local capability_providers = {}
@@ -178,6 +216,8 @@ function M.connect(opts)
   local core_client, err
   if opts.url then
     if type(opts.headers) == "function" then self._headers_fn = opts.headers end
+    local handlers = core_handlers(self)
+    handlers.on_authorize = authorize_handler(self, opts.oauth)
     core_client, err = core.client_http({
       url = opts.url,
       transport = opts.transport,
@@ -190,7 +230,8 @@ function M.connect(opts)
       max_failures = opts.max_failures,
       ca_file = opts.ca_file, ca_path = opts.ca_path,
       cert = opts.cert, key = opts.key, insecure = opts.insecure,
-    }, core_handlers(self))
+      oauth = core_oauth(opts.oauth),
+    }, handlers)
   else
     core_client, err = core.client_stdio({
       command = opts.command,

@@ -17,6 +17,7 @@ local M = {
   connect = client.connect,
   errors = errors,
   http = require "mcp.http",
+  oauth = require "mcp.oauth",
   handlers = handlers,
   reject = handlers.reject,
   null = core.null,

@@ -19,8 +19,10 @@
 #include "buf.h"
 #include "client.h"
 #include "common.h"
+#include "http.h"
 #include "json.h"
 #include "jsonscan.h"
+#include "lauth.h"
 #include "lutil.h"
 #include "schema.h"
 #include "transport_http.h"
@@ -245,7 +247,8 @@ lcall_run(lua_State *L)
     lua_pushstring(L, k->method);
     lmcp_push_json(L, k->value);
     nargs = 2;
-  } else if (strcmp(k->name, "on_log") == 0) {
+  } else if (strcmp(k->name, "on_log") == 0 ||
+             strcmp(k->name, "on_authorize") == 0) {
     lua_pushlstring(L, k->text, k->len);
     nargs = 1;
   } else if (strcmp(k->name, "on_bad_message") == 0) {
@@ -356,6 +359,17 @@ on_lost(void *ud, const mcp_error_t *err)
   }
   k.err = err;
   call_handler(c, "on_lost", &k);
+}
+
+/* OAuth: the authorization URL, for the owner's on_authorize. */
+static void
+on_authorize(void *ud, const char *url)
+{
+  lcall_t k = { 0 };
+
+  k.text = url;
+  k.len = strlen(url);
+  call_handler(ud, "on_authorize", &k);
 }
 
 /* A new session replaced an expired one (the core did everything). */
@@ -1253,6 +1267,7 @@ lmcp_client_http(lua_State *L)
                                        NULL };
   lmcp_ctx_t *ctx = lmcp_ctx(L);
   mcp_http_transport_opts_t ho;
+  mcp_auth_t *auth = NULL;
   mcp_curl_uv_t *cu;
   mcp_rpc_opts_t ro;
   mcp_transport_t *t;
@@ -1293,21 +1308,40 @@ lmcp_client_http(lua_State *L)
   u->c = NULL;
   luaL_setmetatable(L, CLIENT_MT);
   ho.headers = read_headers(L, 3, &ho.nheaders); /* 5: the strings */
+  lua_getfield(L, 1, "oauth");            /* 6 */
+  if (!lua_isnil(L, 6) && !lua_istable(L, 6) &&
+      !(lua_isboolean(L, 6) && !lua_toboolean(L, 6)))
+    return luaL_error(L, "mcp.connect: 'oauth' must be a table or false");
   c = client_alloc(ctx, &ro, 1);
   if (c == NULL) {
     free((void *) ho.headers);
     return luaL_error(L, "out of memory");
   }
-  rc = mcp_transport_http_new(&ctx->loop, cu, &ho, mcp_client_transport_cb(),
-                              mcp_client_transport_ud(c->client), &t, &err);
+  rc = mcp_http_check_url(ho.url, &err);
+  if (rc == 0 && lua_istable(L, 6)) {
+    int has_open;
+
+    lua_getfield(L, 2, "on_authorize");
+    has_open = lua_isfunction(L, -1);
+    lua_pop(L, 1);
+    rc = lmcp_auth_new(L, 6, ho.url, ho.headers, ho.nheaders,
+                       has_open ? on_authorize : NULL, c, &auth, &err);
+  }
+  if (rc == 0)
+    rc = mcp_transport_http_new(&ctx->loop, cu, &ho,
+                                mcp_client_transport_cb(),
+                                mcp_client_transport_ud(c->client), &t, &err);
   free((void *) ho.headers);
   if (rc != 0) {
+    mcp_auth_close(auth);
     mcp_client_discard(c->client);
     free(c);
     return lmcp_fail(L, &err);
   }
   c->http = t;
   client_attach(L, c, u, t, 2, mcp_transport_http_reset_session);
+  if (auth != NULL)
+    mcp_client_use_auth(c->client, auth);
   lua_pushvalue(L, 4);
   return 1;
 }
