@@ -248,6 +248,14 @@ forget_tokens(mcp_auth_t *a)
   use_tokens(a);
 }
 
+/* The RFC 8707 resource: what the protected-resource metadata names, or
+ * the server's own canonical URI. */
+static const char *
+resource_param(const mcp_auth_t *a)
+{
+  return a->prm.resource != NULL ? a->prm.resource : a->resource;
+}
+
 /* ---- fetching ------------------------------------------------------------ */
 
 static void fetched(void *ud, int status, const cJSON *doc,
@@ -490,7 +498,7 @@ start_refresh(mcp_auth_t *a, const char *token_endpoint)
   kv[n++] = "refresh_token";
   kv[n++] = a->tokens.refresh_token;
   kv[n++] = "resource";
-  kv[n++] = a->resource;
+  kv[n++] = resource_param(a);
   basic[0] = '\0';
   if (client_auth(a, kv, &n, basic, sizeof basic) != 0) {
     fail(a, MCP_ENOMEM, "%s", "out of memory");
@@ -797,7 +805,7 @@ authorize(mcp_auth_t *a)
   kv[n++] = "scope";
   kv[n++] = a->want_scope;
   kv[n++] = "resource";
-  kv[n++] = a->resource;
+  kv[n++] = resource_param(a);
   if (mcp_auth_url_with_query(a->as.authorization_endpoint, kv, n / 2, &url,
                               &err) != 0) {
     finish(a, &err);
@@ -846,7 +854,7 @@ exchange(mcp_auth_t *a, const char *code)
   kv[n++] = "code_verifier";
   kv[n++] = a->pkce.verifier;
   kv[n++] = "resource";
-  kv[n++] = a->resource;
+  kv[n++] = resource_param(a);
   basic[0] = '\0';
   if (client_auth(a, kv, &n, basic, sizeof basic) != 0) {
     fail(a, MCP_ENOMEM, "%s", "out of memory");

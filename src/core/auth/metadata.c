@@ -129,8 +129,10 @@ mcp_auth_prm_read(const cJSON *doc, const char *resource,
   if (r == NULL)
     return mcp_error_set(err, MCP_EAUTH, "the protected resource metadata "
                          "has no resource");
-  /* RFC 9728 section 3.3: metadata about another resource is not ours. */
-  if (mcp_auth_resource_equal(r, resource) != 1)
+  /* RFC 9728 section 3.3: metadata about another resource is not ours.
+   * Metadata found at the root describes the origin, which holds the
+   * server's path: that is the resource then. */
+  if (mcp_auth_resource_covers(r, resource) != 1)
     return mcp_error_set(err, MCP_EAUTH, "the protected resource metadata "
                          "is for %.80s, not for %.80s", r, resource);
   servers = cJSON_GetObjectItemCaseSensitive(doc, "authorization_servers");
@@ -142,7 +144,8 @@ mcp_auth_prm_read(const cJSON *doc, const char *resource,
     return mcp_error_set(err, MCP_EAUTH, "the authorization server %.80s is "
                          "neither https nor a loopback http URL",
                          first->valuestring);
-  out->resource = dup_string(r);
+  if (mcp_auth_resource_uri(r, &out->resource, err) != 0)
+    return err->code;
   out->authorization_server = dup_string(first->valuestring);
   if (out->resource == NULL || out->authorization_server == NULL) {
     mcp_auth_prm_free(out);

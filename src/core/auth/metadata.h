@@ -18,7 +18,7 @@
 #include "error.h"
 
 typedef struct mcp_auth_prm_s {
-  char *resource;
+  char *resource;              /* canonical; the RFC 8707 resource sent */
   char *authorization_server;  /* the first of authorization_servers */
   char *scopes;                /* scopes_supported, space-separated; NULL */
 } mcp_auth_prm_t;
@@ -39,7 +39,8 @@ typedef struct mcp_auth_asmeta_s {
 } mcp_auth_asmeta_t;
 
 /* Reads a PRM document fetched for the MCP server whose canonical
- * resource URI is resource. MCP_EAUTH when a rule is broken. */
+ * resource URI is resource: its resource must be that, or cover it
+ * (mcp_auth_resource_covers). MCP_EAUTH when a rule is broken. */
 int mcp_auth_prm_read(const cJSON *doc, const char *resource,
                       mcp_auth_prm_t *out, mcp_error_t *err);
 void mcp_auth_prm_free(mcp_auth_prm_t *prm);

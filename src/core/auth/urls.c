@@ -140,6 +140,29 @@ mcp_auth_resource_equal(const char *a, const char *b)
 }
 
 int
+mcp_auth_resource_covers(const char *resource, const char *server_url)
+{
+  char *r = NULL, *u = NULL;
+  mcp_error_t err;
+  size_t n;
+  int rc = MCP_EINVAL;
+
+  if (mcp_auth_resource_uri(resource, &r, &err) == 0 &&
+      mcp_auth_resource_uri(server_url, &u, &err) == 0 &&
+      strchr(r, '?') == NULL) {
+    /* r is u, or u's origin, or a path of u's ending at a '/' (so
+     * "https://a.example" does not cover "https://a.example.evil"). */
+    n = strlen(r);
+    rc = strncmp(r, u, n) == 0 &&
+         (u[n] == '\0' || u[n] == '/' || u[n] == '?' ||
+          (n > 0 && r[n - 1] == '/'));
+  }
+  free(r);
+  free(u);
+  return rc;
+}
+
+int
 mcp_auth_prm_urls(const char *server_url, char *out[2], size_t *n,
                   mcp_error_t *err)
 {

@@ -24,6 +24,12 @@ int mcp_auth_resource_uri(const char *server_url, char **out,
  * one does not parse. */
 int mcp_auth_resource_equal(const char *a, const char *b);
 
+/* 1 when resource (from protected-resource metadata) is server_url's own
+ * resource URI or a part of it on a path boundary: its origin, or a path
+ * that server_url's path continues ("https://h/api" covers
+ * "https://h/api/mcp", not "https://h/apiary"); 0 when not; MCP_EINVAL. */
+int mcp_auth_resource_covers(const char *resource, const char *server_url);
+
 /* RFC 9728 metadata URLs for a server URL, in order: path-inserted (not
  * when the path is empty), then the root. */
 int mcp_auth_prm_urls(const char *server_url, char *out[2], size_t *n,
