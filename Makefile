@@ -7,11 +7,14 @@ NPM_PREFIX  := $(DEPS_DIR)/npm
 EVERYTHING_VERSION := 2026.8.31
 EVERYTHING  := $(NPM_PREFIX)/node_modules/@modelcontextprotocol/server-everything/dist/index.js
 BENCH_SDK := $(DEPS_DIR)/bench/node_modules/@modelcontextprotocol/sdk/package.json
-CONFORMANCE_VERSION := 0.1.16
-CONFORMANCE_DIR := $(abspath $(DEPS_DIR))/conformance/$(CONFORMANCE_VERSION)
+# The legacy era's suite and the 2026-07-28 one, each with its list of
+# expected failures (tools/conformance/expected-failures-VERSION.yml).
+CONFORMANCE_VERSIONS := 0.1.16 0.2.0-alpha.12
+CONFORMANCE_ROOT := $(abspath $(DEPS_DIR))/conformance
 CONFORMANCE_CLIENT := $(abspath $(BUILD_DIR))/luamcp run $(abspath examples/conformance_client.lua)
 
 APT_PACKAGES := build-essential cmake pkg-config git ca-certificates \
+  iproute2 util-linux \
   lua5.4 liblua5.4-dev libuv1-dev libcjson-dev libcurl4-openssl-dev \
   libssl-dev lua-busted luarocks procps
 
@@ -83,18 +86,24 @@ bench-smoke: build $(BENCH_SDK)
 # from npm, in an ignored folder. CONFORMANCE_SCENARIOS limits the run.
 
 .PHONY: conformance-deps conformance
-conformance-deps: $(CONFORMANCE_DIR)/node_modules/.luamcp-stamp
+CONFORMANCE_STAMPS := $(foreach v,$(CONFORMANCE_VERSIONS),\
+  $(CONFORMANCE_ROOT)/$(v)/node_modules/.luamcp-stamp)
+conformance-deps: $(CONFORMANCE_STAMPS)
 
-$(CONFORMANCE_DIR)/node_modules/.luamcp-stamp:
-	CONFORMANCE_DIR=$(CONFORMANCE_DIR) tools/conformance/setup.sh $(CONFORMANCE_VERSION)
+$(CONFORMANCE_ROOT)/%/node_modules/.luamcp-stamp:
+	CONFORMANCE_DIR=$(CONFORMANCE_ROOT)/$* tools/conformance/setup.sh $*
 	touch $@
 
-# Every client scenario; authorization ones are expected to fail (XFAIL)
-# until OAuth lands.
+# Every client scenario of each version, one at a time, inside a private
+# network namespace (the suite's servers listen on every interface).
 conformance: deps build conformance-deps
-	CONFORMANCE_DIR=$(CONFORMANCE_DIR) tools/conformance/run-client-suite.sh \
-	  --expected-failures tools/conformance/expected-failures.yml -v \
-	  -- $(CONFORMANCE_CLIENT)
+	@rc=0; for v in $(CONFORMANCE_VERSIONS); do \
+	  echo "== conformance $$v"; \
+	  CONFORMANCE_DIR=$(CONFORMANCE_ROOT)/$$v tools/conformance/in-netns.sh \
+	    tools/conformance/run-client-suite.sh --timeout 20000 \
+	    --expected-failures tools/conformance/expected-failures-$$v.yml -v \
+	    -- $(CONFORMANCE_CLIENT) || rc=1; \
+	done; exit $$rc
 
 # Sanitizers (issue 11). check-asan: the C tests and every busted spec
 # against an ASan+UBSan build in $(ASAN_BUILD_DIR) (any report aborts the

@@ -72,6 +72,15 @@ local scenarios = {
   ["elicitation-sep1034-client-defaults"] = function()
     call("test_client_elicitation_defaults")
   end,
+  -- The client must keep a 2020-12 schema whole: it sends back, verbatim,
+  -- the inputSchema it was given for json_schema_2020_12_tool.
+  ["json-schema-2020-12-preservation"] = function()
+    for _, tool in ipairs(assert(client:list_tools())) do
+      if tool.name == "json_schema_2020_12_tool" then
+        call("json_schema_echo", { schema = tool.inputSchema })
+      end
+    end
+  end,
   ["sse-retry"] = function()
     call("test_reconnection")
   end,

@@ -88,31 +88,38 @@ if [ "$ASAN" = 1 ]; then
   add "$v_ok" "$v_bad"
 fi
 
-# The official conformance suite's client scenarios, when installed (make
-# check installs it); authorization scenarios are expected failures.
-CONFORMANCE_DIR="${CONFORMANCE_DIR:-$PWD/.deps/conformance/0.1.16}"
+# The official conformance suite's client scenarios, each version that
+# make check installs, inside a private network namespace; the scenarios
+# of later issues are expected failures (expected-failures-VERSION.yml).
+conformance_version() {
+  local v="$1" dir="$PWD/${DEPS_DIR:-.deps}/conformance/$1"
+  if [ ! -d "$dir/node_modules/@modelcontextprotocol/conformance" ]; then
+    echo "== conformance $v: not installed (make conformance-deps); counted as 1 failure"
+    add 0 1
+    return
+  fi
+  echo "== conformance $v"
+  CONFORMANCE_DIR="$dir" tools/conformance/in-netns.sh \
+    tools/conformance/run-client-suite.sh --timeout 20000 \
+    --expected-failures "tools/conformance/expected-failures-$v.yml" -v \
+    -- "$PWD/$BUILD_DIR/luamcp" run "$PWD/examples/conformance_client.lua" \
+    >"$LOG_DIR/conformance-$v.log" 2>&1
+  local rc=$? ok bad
+  grep -E '^(PASS|FAIL|XFAIL|XPASS|SKIP)' "$LOG_DIR/conformance-$v.log"
+  ok=$(grep -cE '^PASS ' "$LOG_DIR/conformance-$v.log")
+  bad=$(grep -cE '^(FAIL|XPASS) ' "$LOG_DIR/conformance-$v.log")
+  if [ "$rc" -ne 0 ] && [ "$bad" -eq 0 ]; then
+    bad=1
+    tail -20 "$LOG_DIR/conformance-$v.log"
+  fi
+  [ "$bad" -gt 0 ] && grep -A12 -E '^(FAIL|XPASS) ' "$LOG_DIR/conformance-$v.log"
+  echo "conformance $v: $ok passed, $bad failed"
+  add "$ok" "$bad"
+}
 if [ "$ASAN" = 1 ]; then
   echo "== conformance scenarios: run by make check, not with ASAN=1"
-elif [ -d "$CONFORMANCE_DIR/node_modules/@modelcontextprotocol/conformance" ]; then
-  echo "== conformance scenarios"
-  CONFORMANCE_DIR="$CONFORMANCE_DIR" tools/conformance/run-client-suite.sh \
-    --expected-failures tools/conformance/expected-failures.yml -v \
-    -- "$PWD/$BUILD_DIR/luamcp" run "$PWD/examples/conformance_client.lua" \
-    >"$LOG_DIR/conformance.log" 2>&1
-  conf_rc=$?
-  grep -E '^(PASS|FAIL|XFAIL|XPASS|SKIP)' "$LOG_DIR/conformance.log"
-  k_ok=$(grep -cE '^PASS ' "$LOG_DIR/conformance.log")
-  k_bad=$(grep -cE '^(FAIL|XPASS) ' "$LOG_DIR/conformance.log")
-  if [ "$conf_rc" -ne 0 ] && [ "$k_bad" -eq 0 ]; then
-    k_bad=1
-    tail -20 "$LOG_DIR/conformance.log"
-  fi
-  [ "$k_bad" -gt 0 ] && grep -A12 -E '^(FAIL|XPASS) ' "$LOG_DIR/conformance.log"
-  echo "conformance: $k_ok passed, $k_bad failed"
-  add "$k_ok" "$k_bad"
 else
-  echo "== conformance scenarios: not installed (make conformance-deps); counted as 1 failure"
-  add 0 1
+  for v in 0.1.16 0.2.0-alpha.12; do conformance_version "$v"; done
 fi
 
 # A short smoke run of the benchmark (no timing assertions), so that it
