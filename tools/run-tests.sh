@@ -144,7 +144,7 @@ fi
 # from the committed corpus; one test per harness. Without clang every
 # harness counts as failed: make check installs it.
 FUZZ_BUILD_DIR="${FUZZ_BUILD_DIR:-build-fuzz}"
-FUZZ_NAMES="sse framing idscan jsonscan json jsonrpc jsondec schema regex"
+FUZZ_NAMES="sse framing idscan jsonscan json jsonrpc jsondec schema regex challenge"
 if [ "${ASAN:-0}" = 1 ]; then
   echo "== fuzz smoke run: run by make check, not with ASAN=1"
 else

@@ -19,7 +19,7 @@
 # Exit status: 0 when every harness ran without a crash.
 set -u
 cd "$(dirname "$0")/../.."
-ALL="sse framing idscan jsonscan json jsonrpc jsondec schema regex"
+ALL="sse framing idscan jsonscan json jsonrpc jsondec schema regex challenge"
 BUILD="${FUZZ_BUILD_DIR:-build-fuzz}"
 smoke=0
 seconds=""
@@ -50,6 +50,7 @@ dict_of() {
     sse) echo test/fuzz/sse.dict ;;
     regex) echo test/fuzz/regex.dict ;;
     schema) echo test/fuzz/schema.dict ;;
+    challenge) echo test/fuzz/challenge.dict ;;
     *) echo test/fuzz/json.dict ;;
   esac
 }
