@@ -51,8 +51,17 @@ build:
 	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 	cmake --build $(BUILD_DIR) -j2
 
+# The authorization server of the OAuth specs (spec/fixtures/oauth_server.js).
+OIDC_PROVIDER_VERSION := 9.13.3
+OAUTH_DEPS := $(DEPS_DIR)/oauth/node_modules/oidc-provider/package.json
+$(OAUTH_DEPS):
+	mkdir -p $(DEPS_DIR)/oauth
+	npm install --no-audit --no-fund --loglevel=error --prefix $(DEPS_DIR)/oauth \
+	  oidc-provider@$(OIDC_PROVIDER_VERSION)
+	test -f $@ && touch $@
+
 # Every test: C tests, busted specs; ends with "N passed, N failed".
-check: deps build conformance-deps $(BENCH_SDK)
+check: deps build conformance-deps $(BENCH_SDK) $(OAUTH_DEPS)
 	tools/run-tests.sh
 
 test: build
@@ -120,7 +129,7 @@ asan-build:
 	  -DMCP_SANITIZE=address,undefined >/dev/null
 	cmake --build $(ASAN_BUILD_DIR) -j2
 
-check-asan: deps build asan-build
+check-asan: deps build asan-build $(OAUTH_DEPS)
 	ASAN=1 BUILD_DIR=$(ASAN_BUILD_DIR) VALGRIND_BUILD_DIR=$(BUILD_DIR) \
 	  tools/run-tests.sh
 

@@ -88,6 +88,7 @@ struct mcp_auth_s {
 };
 
 static void next_prm(mcp_auth_t *a);
+static void close_now(mcp_auth_t *a);
 static void next_asmeta(mcp_auth_t *a);
 static void have_metadata(mcp_auth_t *a);
 static void need_authorization(mcp_auth_t *a);
@@ -227,9 +228,15 @@ use_tokens(mcp_auth_t *a)
   uv_timer_stop(&a->refresh_timer);
   if (a->tokens.refresh_token != NULL && a->tokens.expires_at > 0 &&
       a->tokens.token_endpoint != NULL) {
-    due = a->tokens.expires_at - REFRESH_EARLY_S - now;
-    if (due < 0)
+    /* A minute before it expires, or after three quarters of a short
+     * life, so a token of a few seconds is not refreshed in a loop. */
+    due = a->tokens.expires_at - now;
+    if (due <= 0)
       due = 0;
+    else if (due - REFRESH_EARLY_S > due * 3 / 4)
+      due -= REFRESH_EARLY_S;
+    else
+      due = due * 3 / 4;
     uv_timer_start(&a->refresh_timer, refresh_due, (uint64_t) due * 1000u, 0);
   }
   if (a->on_token != NULL)
@@ -716,9 +723,9 @@ need_authorization(mcp_auth_t *a)
     cJSON_AddItemToArray(grants, cJSON_CreateString("refresh_token"));
     types = cJSON_AddArrayToObject(body, "response_types");
     cJSON_AddItemToArray(types, cJSON_CreateString("code"));
+    /* No "scope": RFC 7591 would bind the client to it, and a later
+     * step-up asks for more. */
     cJSON_AddStringToObject(body, "token_endpoint_auth_method", method);
-    if (a->want_scope != NULL)
-      cJSON_AddStringToObject(body, "scope", a->want_scope);
     text = cJSON_PrintUnformatted(body);
     cJSON_Delete(body);
     if (text == NULL) {
@@ -1095,7 +1102,7 @@ refresh_fetched(mcp_auth_t *a, int status, const cJSON *doc,
     finish(a, NULL);
     return;
   }
-  if (a->background) {
+  if (a->background || a->closing) {
     /* The token held stays; a 401 will start a full round. */
     finish(a, NULL);
     return;
@@ -1137,6 +1144,8 @@ fetched(void *ud, int status, const cJSON *doc, const mcp_error_t *err)
   default:
     break;
   }
+  if (a->closing && a->fetch == NULL)
+    close_now(a);
 }
 
 /* The refresh timer: the token expires soon. */
@@ -1313,19 +1322,10 @@ handle_closed(uv_handle_t *h)
   free(a);
 }
 
-void
-mcp_auth_close(mcp_auth_t *a)
+/* Frees what is held and closes the timers; a is freed once they are. */
+static void
+close_now(mcp_auth_t *a)
 {
-  waiter_t *w, *next;
-
-  if (a == NULL || a->closing)
-    return;
-  a->closing = 1;
-  for (w = a->waiters; w != NULL; w = next) {
-    next = w->next;
-    free(w);
-  }
-  a->waiters = NULL;
   reset_round(a);
   mcp_auth_tokens_free(&a->tokens);
   if (a->header != NULL)
@@ -1335,4 +1335,25 @@ mcp_auth_close(mcp_auth_t *a)
   uv_close((uv_handle_t *) &a->person_timer, handle_closed);
   uv_close((uv_handle_t *) &a->refresh_timer, handle_closed);
   uv_close((uv_handle_t *) &a->kick, handle_closed);
+}
+
+void
+mcp_auth_close(mcp_auth_t *a)
+{
+  waiter_t *w, *next;
+
+  if (a == NULL || a->closing)
+    return;
+  a->closing = 1;
+  a->on_token = NULL;           /* the client is going away */
+  for (w = a->waiters; w != NULL; w = next) {
+    next = w->next;
+    free(w);
+  }
+  a->waiters = NULL;
+  /* A refresh under way may rotate the refresh token: the old one is
+   * then spent, so its answer is waited for and kept before closing. */
+  if (a->step == S_REFRESH && a->fetch != NULL)
+    return;
+  close_now(a);
 }
