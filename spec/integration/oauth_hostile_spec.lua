@@ -160,6 +160,18 @@ describe("OAuth discovery against a hostile server", function()
     end)
   end)
 
+  it("sends the configured headers on the flow's requests to the MCP server", function()
+    run_async(function()
+      local server <close> = fixture.http_server("oauth_hostile")
+      local client, err = mcp.connect{ url = server.url("/mcp/plain"),
+        headers = { ["X-Tenant"] = "t1" }, oauth = { store = false } }
+      assert.is_nil(client)
+      assert.equal("ENEEDSAUTH", err.code)
+      assert.truthy(hits(server):find(
+        "GET /.well-known/oauth-protected-resource/mcp/plain x-tenant=t1", 1, true))
+    end)
+  end)
+
   it("fails with ENEEDSAUTH without a person, and never opens a browser", function()
     run_async(function()
       local server <close> = fixture.http_server("oauth_hostile")
