@@ -10,11 +10,17 @@
 #include "common.h"
 
 static void
+closed(uv_handle_t *h)
+{
+  free(h);
+}
+
+static void
 exited(uv_process_t *p, int64_t status, int signal)
 {
   MCP_UNUSED(status);
   MCP_UNUSED(signal);
-  uv_close((uv_handle_t *) p, (uv_close_cb) free);
+  uv_close((uv_handle_t *) p, closed);
 }
 
 /* Starts program with url as its one argument (or in place of "%s"). */
