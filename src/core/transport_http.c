@@ -20,6 +20,7 @@
 #include <strings.h>
 
 
+#include "auth/challenge.h"
 #include "buf.h"
 #include "common.h"
 #include "http.h"
@@ -747,9 +748,20 @@ legacy_done(http_transport_t *t, xfer_t *x, const mcp_error_t *err)
 static int
 needs_authorization(const xfer_t *x)
 {
-  return x->status == 401 ||
-         (x->status == 403 && x->challenge != NULL &&
-          strstr(x->challenge, "insufficient_scope") != NULL);
+  mcp_auth_bearer_t bearer;
+  mcp_error_t err;
+  int yes;
+
+  if (x->status == 401)
+    return 1;
+  if (x->status != 403 || x->challenge == NULL ||
+      mcp_auth_bearer_parse(x->challenge, strlen(x->challenge), &bearer,
+                            &err) != 0)
+    return 0;
+  yes = bearer.error != NULL &&
+        strcmp(bearer.error, "insufficient_scope") == 0;
+  mcp_auth_bearer_free(&bearer);
+  return yes;
 }
 
 static void

@@ -28,6 +28,7 @@
 #define FETCH_TIMEOUT_MS 30000
 #define PERSON_TIMEOUT_MS (5u * 60u * 1000u)
 #define REFRESH_EARLY_S 60       /* refresh this long before expiry */
+#define REFRESH_MIN_S 5          /* and never sooner than this */
 #define MAX_URLS 4
 #define MAX_HEADERS 16
 
@@ -231,12 +232,14 @@ use_tokens(mcp_auth_t *a)
     /* A minute before it expires, or after three quarters of a short
      * life, so a token of a few seconds is not refreshed in a loop. */
     due = a->tokens.expires_at - now;
-    if (due <= 0)
-      due = 0;
-    else if (due - REFRESH_EARLY_S > due * 3 / 4)
+    if (due - REFRESH_EARLY_S > due * 3 / 4)
       due -= REFRESH_EARLY_S;
     else
       due = due * 3 / 4;
+    /* A server that hands out tokens of a second or none gets no loop
+     * of refreshes: at most one every REFRESH_MIN_S. */
+    if (due < REFRESH_MIN_S)
+      due = REFRESH_MIN_S;
     uv_timer_start(&a->refresh_timer, refresh_due, (uint64_t) due * 1000u, 0);
   }
   if (a->on_token != NULL)
@@ -489,16 +492,14 @@ legacy_fetched(mcp_auth_t *a, int status, const cJSON *doc,
 
 /* ---- 3. refresh ---------------------------------------------------------- */
 
-static int client_auth(mcp_auth_t *a, const char **kv, size_t *n,
-                       char *basic, size_t cap);
+static void token_request(mcp_auth_t *a, step_t step, const char *endpoint,
+                          const char **kv, size_t n);
 
 static void
 start_refresh(mcp_auth_t *a, const char *token_endpoint)
 {
-  const char *kv[12], *extra[1];
-  char basic[1200], *body = NULL;
-  size_t n = 0, nextra = 0;
-  mcp_error_t err;
+  const char *kv[12];
+  size_t n = 0;
 
   kv[n++] = "grant_type";
   kv[n++] = "refresh_token";
@@ -506,22 +507,7 @@ start_refresh(mcp_auth_t *a, const char *token_endpoint)
   kv[n++] = a->tokens.refresh_token;
   kv[n++] = "resource";
   kv[n++] = resource_param(a);
-  basic[0] = '\0';
-  if (client_auth(a, kv, &n, basic, sizeof basic) != 0) {
-    fail(a, MCP_ENOMEM, "%s", "out of memory");
-    return;
-  }
-  if (basic[0] != '\0')
-    extra[nextra++] = basic;
-  if (mcp_auth_form_encode(kv, n / 2, &body, &err) != 0) {
-    finish(a, &err);
-    return;
-  }
-  a->step = S_REFRESH;
-  start_fetch(a, "POST", token_endpoint, body, NULL, extra, nextra);
-  memset(body, 0, strlen(body));
-  free(body);
-  memset(basic, 0, sizeof basic);
+  token_request(a, S_REFRESH, token_endpoint, kv, n);
 }
 
 /* The client identity for the issuer: configured, else stored. */
@@ -847,10 +833,8 @@ person_timeout(uv_timer_t *t)
 static void
 exchange(mcp_auth_t *a, const char *code)
 {
-  const char *kv[16], *extra[1];
-  char basic[1200], *body = NULL;
-  size_t n = 0, nextra = 0;
-  mcp_error_t err;
+  const char *kv[16];
+  size_t n = 0;
 
   kv[n++] = "grant_type";
   kv[n++] = "authorization_code";
@@ -862,22 +846,7 @@ exchange(mcp_auth_t *a, const char *code)
   kv[n++] = a->pkce.verifier;
   kv[n++] = "resource";
   kv[n++] = resource_param(a);
-  basic[0] = '\0';
-  if (client_auth(a, kv, &n, basic, sizeof basic) != 0) {
-    fail(a, MCP_ENOMEM, "%s", "out of memory");
-    return;
-  }
-  if (basic[0] != '\0')
-    extra[nextra++] = basic;
-  if (mcp_auth_form_encode(kv, n / 2, &body, &err) != 0) {
-    finish(a, &err);
-    return;
-  }
-  a->step = S_TOKEN;
-  start_fetch(a, "POST", a->as.token_endpoint, body, NULL, extra, nextra);
-  memset(body, 0, strlen(body));
-  free(body);
-  memset(basic, 0, sizeof basic);
+  token_request(a, S_TOKEN, a->as.token_endpoint, kv, n);
 }
 
 /* The redirect came back (callback.h): checked, then exchanged. */
@@ -946,62 +915,87 @@ on_redirect(void *ud, const char *query, int *done)
   return page;
 }
 
-/* Adds the client's credentials: to kv (client_id, and the secret for
- * client_secret_post), or as a Basic header line into basic. */
-static int
-client_auth(mcp_auth_t *a, const char **kv, size_t *n, char *basic,
-            size_t cap)
+/* "Authorization: Basic ..." for the client (RFC 6749 section 2.3.1:
+ * id and secret each form-encoded, joined with ':', then base64), or
+ * NULL on ENOMEM. */
+static char *
+basic_header(const mcp_auth_client_t *client)
+{
+  static const char prefix[] = "Authorization: Basic ";
+  const char *pairs[4] = { "a", client->client_id, "b",
+                           client->client_secret };
+  char *id = NULL, *secret = NULL, *joined = NULL, *line = NULL;
+  mcp_error_t err;
+  size_t len;
+
+  if (mcp_auth_form_encode(pairs, 1, &id, &err) == 0 &&
+      mcp_auth_form_encode(pairs + 2, 1, &secret, &err) == 0) {
+    len = strlen(id + 2) + 1 + strlen(secret + 2);
+    joined = malloc(len + 1);
+    line = malloc(sizeof prefix + (len + 2) / 3 * 4);
+  }
+  if (joined != NULL && line != NULL) {
+    snprintf(joined, len + 1, "%s:%s", id + 2, secret + 2);
+    memcpy(line, prefix, sizeof prefix - 1);
+    EVP_EncodeBlock((unsigned char *) line + sizeof prefix - 1,
+                    (const unsigned char *) joined, (int) len);
+    memset(joined, 0, len);
+  } else {
+    free(line);
+    line = NULL;
+  }
+  if (secret != NULL)
+    memset(secret, 0, strlen(secret));
+  free(id);
+  free(secret);
+  free(joined);
+  return line;
+}
+
+/* One request to a token endpoint (a code, or a refresh): the form kv
+ * with the client's credentials as its method says (client_id in the
+ * form, the secret too for client_secret_post, or a Basic header). The
+ * answer comes to fetched() in step. Nothing secret outlives it. */
+static void
+token_request(mcp_auth_t *a, step_t step, const char *endpoint,
+              const char **kv, size_t n)
 {
   const char *method = a->client.auth_method ? a->client.auth_method
                                               : "none";
+  const char *extra[1];
+  char *basic = NULL, *body = NULL;
+  size_t nextra = 0;
+  mcp_error_t err;
 
   if (strcmp(method, "client_secret_basic") == 0 &&
       a->client.client_secret != NULL) {
-    /* RFC 6749 section 2.3.1: each part form-encoded, then base64. */
-    const char *pairs[4];
-    char *id = NULL, *secret = NULL, *joined;
-    unsigned char *b64;
-    mcp_error_t err;
-    size_t len;
-
-    pairs[0] = "a";
-    pairs[1] = a->client.client_id;
-    pairs[2] = "b";
-    pairs[3] = a->client.client_secret;
-    if (mcp_auth_form_encode(pairs, 1, &id, &err) != 0 ||
-        mcp_auth_form_encode(pairs + 2, 1, &secret, &err) != 0) {
-      free(id);
-      return MCP_ENOMEM;
+    basic = basic_header(&a->client);
+    if (basic == NULL) {
+      fail(a, MCP_ENOMEM, "%s", "out of memory");
+      return;
     }
-    len = strlen(id + 2) + strlen(secret + 2) + 2;
-    joined = malloc(len);
-    b64 = malloc(len * 4 / 3 + 8);
-    if (joined == NULL || b64 == NULL || len * 4 / 3 + 40 > cap) {
-      free(id);
-      free(secret);
-      free(joined);
-      free(b64);
-      return MCP_ENOMEM;
+    extra[nextra++] = basic;
+  } else {
+    kv[n++] = "client_id";
+    kv[n++] = a->client.client_id;
+    if (strcmp(method, "client_secret_post") == 0 &&
+        a->client.client_secret != NULL) {
+      kv[n++] = "client_secret";
+      kv[n++] = a->client.client_secret;
     }
-    snprintf(joined, len, "%s:%s", id + 2, secret + 2);
-    EVP_EncodeBlock(b64, (const unsigned char *) joined, (int) strlen(joined));
-    snprintf(basic, cap, "Authorization: Basic %s", (char *) b64);
-    memset(joined, 0, len);
-    memset(secret, 0, strlen(secret));
-    free(id);
-    free(secret);
-    free(joined);
-    free(b64);
-    return 0;
   }
-  kv[(*n)++] = "client_id";
-  kv[(*n)++] = a->client.client_id;
-  if (strcmp(method, "client_secret_post") == 0 &&
-      a->client.client_secret != NULL) {
-    kv[(*n)++] = "client_secret";
-    kv[(*n)++] = a->client.client_secret;
+  if (mcp_auth_form_encode(kv, n / 2, &body, &err) != 0) {
+    free(basic);
+    finish(a, &err);
+    return;
   }
-  return 0;
+  a->step = step;
+  start_fetch(a, "POST", endpoint, body, NULL, extra, nextra);
+  memset(body, 0, strlen(body));
+  free(body);
+  if (basic != NULL)
+    memset(basic, 0, strlen(basic));
+  free(basic);
 }
 
 /* ---- tokens -------------------------------------------------------------- */

@@ -11,17 +11,6 @@
 
 #define MAX_SCOPES_TEXT 4096   /* scopes_supported, joined */
 
-static char *
-dup_string(const char *s)
-{
-  size_t n = strlen(s) + 1;
-  char *d = malloc(n);
-
-  if (d != NULL)
-    memcpy(d, s, n);
-  return d;
-}
-
 /* The string member name of doc, or NULL when absent or not a string. */
 static const char *
 string_of(const cJSON *doc, const char *name)
@@ -107,7 +96,7 @@ copy_url(const cJSON *doc, const char *name, int required, char **out,
   if (!mcp_auth_url_allowed(v))
     return mcp_error_set(err, MCP_EAUTH, "the metadata's %s is neither "
                          "https nor a loopback http URL", name);
-  *out = dup_string(v);
+  *out = strdup(v);
   if (*out == NULL)
     return mcp_error_set(err, MCP_ENOMEM, NULL);
   return 0;
@@ -146,7 +135,7 @@ mcp_auth_prm_read(const cJSON *doc, const char *resource,
                          first->valuestring);
   if (mcp_auth_resource_uri(r, &out->resource, err) != 0)
     return err->code;
-  out->authorization_server = dup_string(first->valuestring);
+  out->authorization_server = strdup(first->valuestring);
   if (out->resource == NULL || out->authorization_server == NULL) {
     mcp_auth_prm_free(out);
     return mcp_error_set(err, MCP_ENOMEM, NULL);
@@ -185,7 +174,7 @@ mcp_auth_asmeta_read(const cJSON *doc, const char *issuer,
                          "metadata fetched for %.80s names issuer %.80s",
                          issuer != NULL ? issuer : "the server",
                          i != NULL ? i : "(none)");
-  out->issuer = dup_string(i);
+  out->issuer = strdup(i);
   if (out->issuer == NULL)
     return mcp_error_set(err, MCP_ENOMEM, NULL);
   rc = copy_url(doc, "authorization_endpoint", 1,
@@ -201,8 +190,8 @@ mcp_auth_asmeta_read(const cJSON *doc, const char *issuer,
     mcp_auth_asmeta_free(out);
     return rc;
   }
-  methods = cJSON_GetObjectItemCaseSensitive(doc,
-                                             "code_challenge_methods_supported");
+  methods = cJSON_GetObjectItemCaseSensitive(
+    doc, "code_challenge_methods_supported");
   out->methods_listed = cJSON_IsArray(methods);
   out->s256 = array_has(doc, "code_challenge_methods_supported", "S256");
   cimd = cJSON_GetObjectItemCaseSensitive(doc,
@@ -237,7 +226,7 @@ mcp_auth_asmeta_default(const char *base, mcp_auth_asmeta_t *out,
   slots[0] = &out->authorization_endpoint;
   slots[1] = &out->token_endpoint;
   slots[2] = &out->registration_endpoint;
-  out->issuer = dup_string(base);
+  out->issuer = strdup(base);
   if (out->issuer == NULL)
     return mcp_error_set(err, MCP_ENOMEM, NULL);
   for (i = 0; i < 3; i++) {

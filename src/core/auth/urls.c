@@ -378,7 +378,7 @@ mcp_auth_form_get(const char *text, const char *name, char **out,
   return mcp_error_set(err, MCP_ENOENT, "no %.60s in the query", name);
 }
 
-/* ---- addresses ------------------------------------------------------------ */
+/* ---- addresses ----------------------------------------------------------- */
 
 static mcp_addr_kind_t
 ipv4_kind(const unsigned char *a)
