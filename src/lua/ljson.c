@@ -301,6 +301,28 @@ lmcp_json_decode_tree(lua_State *L)
   return 1;
 }
 
+/* syntax: text = core.json_minify(text)
+ * cJSON's minifier: whitespace and comments (// and / * * /) outside
+ * strings are removed, so JSONC reads as JSON (trailing commas are the
+ * caller's to drop). It works on a C string in place: a copy, and a
+ * text holding a NUL byte is refused rather than cut short. */
+static int
+lmcp_json_minify(lua_State *L)
+{
+  size_t len;
+  const char *text = luaL_checklstring(L, 1, &len);
+  luaL_Buffer b;
+  char *copy;
+
+  if (memchr(text, '\0', len) != NULL)
+    return luaL_error(L, "json_minify: the text holds a NUL byte");
+  copy = luaL_buffinitsize(L, &b, len + 1);
+  memcpy(copy, text, len + 1);
+  cJSON_Minify(copy);
+  luaL_pushresultsize(&b, strlen(copy));
+  return 1;
+}
+
 void
 lmcp_open_json(lua_State *L)
 {
@@ -309,6 +331,7 @@ lmcp_open_json(lua_State *L)
     { "json_encode_tree", lmcp_json_encode_tree },
     { "json_decode", lmcp_json_decode },
     { "json_decode_tree", lmcp_json_decode_tree },
+    { "json_minify", lmcp_json_minify },
     { NULL, NULL },
   };
 
