@@ -117,9 +117,14 @@ local function core_handlers(self)
       open_clients[self] = nil
       if self.on_lost then self.on_lost(err) end
     end,
+    on_down = function(err)
+      -- The stdio server died and a restart is due (opts.restart).
+      if self.on_down then self.on_down(err) end
+    end,
     on_session = function(number, result)
-      -- The server forgot our session; the core began a new one, restored
-      -- what we had set up and sent the waiting requests again.
+      -- The server forgot our session, or was restarted; the core began a
+      -- new one, restored what we had set up and sent the waiting
+      -- requests again.
       self.sessions = number
       self.protocol_version = result.protocolVersion
       self.capabilities = result.capabilities
@@ -181,7 +186,8 @@ local capability_providers = {}
 --- ping_interval (seconds) and ping_misses (default 3) for a keep-alive,
 --- handlers = { sampling, elicitation, roots } (see mcp.handlers),
 --- on_stderr(line), on_log(params), on_bad_message(err, text),
---- on_lost(err), on_tools_changed(tools), on_resources_changed(),
+--- on_lost(err), on_down(err) when a server with restart died and is
+--- about to be started again, on_tools_changed(tools), on_resources_changed(),
 --- on_prompts_changed(), on_session(client, number) when an expired
 --- session was replaced (the core restores the set-up and sends the
 --- waiting requests again itself).
@@ -204,6 +210,7 @@ function M.connect(opts)
     on_stderr = opts.on_stderr or default_stderr(name),
     on_bad_message = opts.on_bad_message or default_bad_message(name),
     on_lost = opts.on_lost,
+    on_down = opts.on_down,
     on_session = opts.on_session,
     on_log = opts.on_log,
     on_tools_changed = opts.on_tools_changed,

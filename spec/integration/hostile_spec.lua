@@ -208,13 +208,15 @@ end)
 describe("a stdio server that dies, with restart", function()
   it("fails calls at once while it is down, starts it again with its set-up, and calls succeed", function()
     run_async(function()
-      local new_session = event()
+      local new_session, down = event(), event()
       with_client("stdio", function(client)
         assert(client:set_log_level("debug"))
         local r, err = client:call_tool("crash", {})
         assert.is_nil(r)
         assert.equal("ECLOSED", err.code)
         assert.matches("crashing", err.stderr, 1, true)
+        -- The owner hears that it is down and will be started again.
+        assert.equal("ECLOSED", down.wait(10).code)
         -- Down: a call fails at once, with the dead server's stderr.
         r, err = client:call_tool("ok", { text = "too early" })
         assert.is_nil(r)
@@ -228,6 +230,7 @@ describe("a stdio server that dies, with restart", function()
         still_works(client)
       end, { restart = { max = 3, backoff = 0.1 },
              handlers = { roots = { { uri = "file:///tmp", name = "tmp" } } },
+             on_down = function(e) down.set(e) end,
              on_session = function(_, n) new_session.set(n) end })
     end)
   end)

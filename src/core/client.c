@@ -138,8 +138,12 @@ on_lost(void *ud, const mcp_error_t *err)
 {
   mcp_client_t *c = ud;
 
-  if (restart_due(c, err))
-    return;                    /* the owner hears of a new session */
+  if (restart_due(c, err)) {
+    /* The owner hears of a new session, or of the loss, later. */
+    if (c->cb.on_down != NULL)
+      c->cb.on_down(c->ud, err);
+    return;
+  }
   if (c->cb.on_lost != NULL)
     c->cb.on_lost(c->ud, err);
 }

@@ -52,6 +52,10 @@ typedef struct mcp_client_cb_s {
   /* Optional. A new session began after the last one expired: number is
    * its number (2 and up), result its InitializeResult (borrowed). */
   void (*on_session)(void *ud, unsigned number, const cJSON *result);
+  /* Optional. The stdio server died (err) and a restart is due: calls
+   * fail with ECLOSED until on_session reports the new session, or
+   * on_lost the end of the restarts. */
+  void (*on_down)(void *ud, const mcp_error_t *err);
 } mcp_client_cb_t;
 
 /* A client over a transport that has sessions that can expire (HTTP) sets

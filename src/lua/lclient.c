@@ -258,7 +258,8 @@ lcall_run(lua_State *L)
     else
       lua_pushnil(L);
     nargs = 2;
-  } else if (strcmp(k->name, "on_lost") == 0) {
+  } else if (strcmp(k->name, "on_lost") == 0 ||
+             strcmp(k->name, "on_down") == 0) {
     push_error_with_tail(L, k->c, k->err, NULL);
     nargs = 1;
   } else if (strcmp(k->name, "on_session") == 0) {
@@ -359,6 +360,16 @@ on_lost(void *ud, const mcp_error_t *err)
   }
   k.err = err;
   call_handler(c, "on_lost", &k);
+}
+
+/* The server died and will be started again. */
+static void
+on_down(void *ud, const mcp_error_t *err)
+{
+  lcall_t k = { 0 };
+
+  k.err = err;
+  call_handler(ud, "on_down", &k);
 }
 
 /* OAuth: the authorization URL, for the owner's on_authorize. */
@@ -1102,7 +1113,7 @@ client_alloc(lmcp_ctx_t *ctx, const mcp_rpc_opts_t *ro, int sessions)
 {
   static const mcp_client_cb_t cb = { on_request, on_notification,
                                       on_bad_message, on_log, on_lost,
-                                      on_closed, on_session };
+                                      on_closed, on_session, on_down };
   lclient_t *c = calloc(1, sizeof *c);
 
   if (c == NULL)

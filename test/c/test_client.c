@@ -67,7 +67,7 @@ on_session(void *ud, unsigned number, const cJSON *result)
 }
 
 static const mcp_client_cb_t callbacks = {
-  NULL, NULL, NULL, NULL, NULL, on_closed, on_session
+  NULL, NULL, NULL, NULL, NULL, on_closed, on_session, NULL
 };
 
 static void
