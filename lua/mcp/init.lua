@@ -43,6 +43,12 @@ M.json = {
   null = core.null,
 }
 
+--- syntax: host, err = mcp.host(opts) -- many servers from a config file
+--- (mcp.host.new; loaded on first use).
+function M.host(opts)
+  return require("mcp.host").new(opts)
+end
+
 --- syntax: err = mcp.error(code, message?, fields?)
 M.error = errors.new
 
