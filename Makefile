@@ -6,6 +6,12 @@ DEPS_DIR    ?= .deps
 NPM_PREFIX  := $(DEPS_DIR)/npm
 EVERYTHING_VERSION := 2026.8.31
 EVERYTHING  := $(NPM_PREFIX)/node_modules/@modelcontextprotocol/server-everything/dist/index.js
+# The host's specs (issue 14) run the official filesystem and memory
+# servers too; pinned like server-everything.
+FILESYSTEM_VERSION := 2026.8.31
+MEMORY_VERSION := 2026.8.31
+FILESYSTEM := $(NPM_PREFIX)/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js
+MEMORY := $(NPM_PREFIX)/node_modules/@modelcontextprotocol/server-memory/dist/index.js
 BENCH_SDK := $(DEPS_DIR)/bench/node_modules/@modelcontextprotocol/sdk/package.json
 # The legacy era's suite and the 2026-07-28 one, each with its list of
 # expected failures (tools/conformance/expected-failures-VERSION.yml).
@@ -39,13 +45,18 @@ apt-deps:
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
 	fi
 
-npm-deps: $(EVERYTHING)
+npm-deps: $(EVERYTHING) $(FILESYSTEM) $(MEMORY)
 
-$(EVERYTHING):
+# One install for the three, so that npm resolves their shared
+# dependencies together; each file's rule names all of them.
+$(EVERYTHING) $(FILESYSTEM) $(MEMORY) &:
 	mkdir -p $(NPM_PREFIX)
 	npm install --no-audit --no-fund --loglevel=error --prefix $(NPM_PREFIX) \
-	  @modelcontextprotocol/server-everything@$(EVERYTHING_VERSION)
-	test -f $@ && touch $@
+	  @modelcontextprotocol/server-everything@$(EVERYTHING_VERSION) \
+	  @modelcontextprotocol/server-filesystem@$(FILESYSTEM_VERSION) \
+	  @modelcontextprotocol/server-memory@$(MEMORY_VERSION)
+	test -f $(EVERYTHING) && test -f $(FILESYSTEM) && test -f $(MEMORY)
+	touch $(EVERYTHING) $(FILESYSTEM) $(MEMORY)
 
 build:
 	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
