@@ -5,6 +5,7 @@
 --- the terminal for VS Code inputs; it starts and connects nothing.
 local core = require "mcp.core"
 local errors = require "mcp.errors"
+local jsonc = require "mcp.host.jsonc"
 
 local M = {}
 
@@ -87,147 +88,12 @@ local function readable(path)
 end
 
 ---------------------------------------------------------------------------
--- JSONC. Comments and trailing commas become blanks, so that the text
--- keeps every byte in place: the decoder's byte offsets are then the
--- file's own, and are reported as line and column.
-
-local function strip_jsonc(text)
-  local out, i, n = {}, 1, #text
-  local comma                    -- index in out of a comma that may trail
-  if text:sub(1, 3) == "\239\187\191" then out[1] = "   "; i = 4 end
-  while i <= n do
-    local j = text:find('[",/}%]]', i)
-    if not j then
-      local rest = text:sub(i)
-      if rest:find("%S") then comma = nil end
-      out[#out + 1] = rest
-      break
-    end
-    if j > i then
-      local run = text:sub(i, j - 1)
-      if run:find("%S") then comma = nil end
-      out[#out + 1] = run
-    end
-    local c, nxt = text:sub(j, j), text:sub(j + 1, j + 1)
-    if c == '"' then
-      local k = j + 1
-      while k <= n do
-        local d = text:sub(k, k)
-        if d == "\\" then k = k + 2
-        elseif d == '"' then break
-        else k = k + 1 end
-      end
-      out[#out + 1] = text:sub(j, k)
-      comma, i = nil, k + 1
-    elseif c == "/" and nxt == "/" then
-      local stop = (text:find("\n", j, true) or n + 1) - 1
-      out[#out + 1] = (" "):rep(stop - j + 1)
-      i = stop + 1
-    elseif c == "/" and nxt == "*" then
-      local close = text:find("*/", j + 2, true)
-      local stop = close and close + 1 or n
-      out[#out + 1] = (text:sub(j, stop):gsub("[^\r\n]", " "))
-      i = stop + 1
-    elseif c == "," then
-      out[#out + 1] = ","
-      comma, i = #out, j + 1
-    elseif c == "}" or c == "]" then
-      if comma then out[comma] = " " end
-      out[#out + 1] = c
-      comma, i = nil, j + 1
-    else                                   -- a lone '/': the decoder says so
-      out[#out + 1] = c
-      comma, i = nil, j + 1
-    end
-  end
-  return table.concat(out)
-end
-
-local function line_column(text, offset)
-  local before = text:sub(1, offset)
-  local line = select(2, before:gsub("\n", "")) + 1
-  local column = offset - (before:match(".*\n()") or 1) + 2
-  return line, column
-end
+-- JSONC (mcp.host.jsonc).
 
 local function decode_jsonc(ctx, text)
-  local json = strip_jsonc(text)
-  local value, err = core.json_decode(json)
-  if value == nil then
-    local msg = tostring(err.message):gsub("at byte (%d+)", function(b)
-      return ("at line %d, column %d"):format(line_column(json, tonumber(b)))
-    end)
-    raise(ctx, nil, "bad JSON: " .. msg)
-  end
-  return value, json
-end
-
--- Object order. Decoded objects are Lua tables, which forget the order
--- of their keys; a short scan of the (valid, stripped) text finds it.
-
-local function skip_ws(s, i) return s:find("[^ \t\r\n]", i) or #s + 1 end
-
-local function skip_string(s, i)           -- s[i] == '"'; returns past it
-  local k = i + 1
-  while true do
-    local q = s:find('[\\"]', k)
-    if not q then return #s + 1 end
-    if s:sub(q, q) == '"' then return q + 1 end
-    k = q + 2
-  end
-end
-
-local function skip_value(s, i)
-  local c = s:sub(i, i)
-  if c == '"' then return skip_string(s, i) end
-  if c ~= "{" and c ~= "[" then return s:find("[,}%] \t\r\n]", i) or #s + 1 end
-  local depth, k = 0, i
-  while k <= #s do
-    local q = s:find('["{}%[%]]', k)
-    if not q then return #s + 1 end
-    local d = s:sub(q, q)
-    if d == '"' then
-      k = skip_string(s, q)
-    else
-      depth = depth + ((d == "{" or d == "[") and 1 or -1)
-      k = q + 1
-      if depth == 0 then return k end
-    end
-  end
-  return k
-end
-
--- The keys of the object at s[i] with where each value starts.
-local function object_entries(s, i)
-  local entries = {}
-  if s:sub(i, i) ~= "{" then return entries end
-  i = skip_ws(s, i + 1)
-  while s:sub(i, i) == '"' do
-    local after = skip_string(s, i)
-    local key = core.json_decode(s:sub(i, after - 1))
-    local vstart = skip_ws(s, skip_ws(s, after) + 1)   -- past ':'
-    entries[#entries + 1] = { key = key, at = vstart }
-    i = skip_ws(s, skip_value(s, vstart))
-    if s:sub(i, i) ~= "," then break end
-    i = skip_ws(s, i + 1)
-  end
-  return entries
-end
-
--- The keys of the object at a path of keys, in the text's order.
-local function keys_at(s, path)
-  local at = skip_ws(s, 1)
-  for _, name in ipairs(path) do
-    local found
-    for _, e in ipairs(object_entries(s, at)) do
-      if e.key == name then found = e.at end   -- the last one: as decoded
-    end
-    if not found then return {} end
-    at = found
-  end
-  local keys = {}
-  for _, e in ipairs(object_entries(s, at)) do keys[#keys + 1] = e.key end
-  return keys
+  local value, err = jsonc.decode(text)
+  if value == nil then raise(ctx, nil, "bad JSON: " .. tostring(err)) end
+  return value, err
 end
 
 ---------------------------------------------------------------------------
@@ -875,7 +741,7 @@ local function load_config(source, opts)
   if format == "vscode" then read_inputs(ctx, data) end
   -- File order as written; a table given directly has none: by name.
   local order, seen = {}, {}
-  for _, name in ipairs(text and keys_at(text, path_keys) or {}) do
+  for _, name in ipairs(text and jsonc.keys_at(text, path_keys) or {}) do
     if servers[name] ~= nil and not seen[name] then
       order[#order + 1], seen[name] = name, true
     end
