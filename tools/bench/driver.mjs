@@ -9,6 +9,8 @@
 // bench/http_fixture_server twice (one tool; --tools N) for the target's
 // phases and stop it after. It prints a table (phase | floor | luamcp | TS SDK |
 // luamcp vs TS | target | met) and writes the same figures as JSON.
+// Then (target "host") `luamcp list` over --host-servers configured stdio
+// servers against one (tools/bench/host_list.mjs).
 // There are no timing assertions: the exit status is 0 when every phase
 // completed and produced its figures, 1 otherwise.
 import { spawn, spawnSync } from "node:child_process";
@@ -16,6 +18,7 @@ import { once } from "node:events";
 import { mkdirSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { hostListPhase } from "./host_list.mjs";
 
 // ---- options ----------------------------------------------------------------
 
@@ -33,6 +36,8 @@ const opts = {
   label: "bench",
   targets: "all",                    // or a comma-separated list of names
   rounds: 3,                         // runs of each program, taking turns
+  hostServers: 20,                   // the host phase: servers in the config
+  hostReps: 3,                       // and runs of `luamcp list` (the best kept)
 };
 {
   const argv = process.argv.slice(2);
@@ -53,6 +58,7 @@ const coldtime = path.join(bdir, "bench", "coldtime");
 const httpFixture = path.join(bdir, "bench", "http_fixture_server");
 const httpFloorBin = path.join(bdir, "bench", "http_floor");
 const httpEngineBin = path.join(bdir, "bench", "http_engine_floor");
+const peakrss = path.join(bdir, "bench", "peakrss");
 
 // ---- running programs ---------------------------------------------------------
 
@@ -239,7 +245,8 @@ const results = {
   },
   params: { rounds: opts.rounds, calls: opts.calls, inflight_calls: opts.inflightCalls,
     concurrency: opts.concurrency, connect_reps: opts.connectReps,
-    tools: opts.tools, list_reps: opts.listReps, cold_reps: opts.coldReps },
+    tools: opts.tools, list_reps: opts.listReps, cold_reps: opts.coldReps,
+    host_servers: opts.hostServers, host_reps: opts.hostReps },
   targets: {},
 };
 
@@ -284,6 +291,13 @@ for (const t of targets) {
   }
   await t.teardown();
   results.targets[t.name] = r;
+}
+
+// The host (issue 14): `luamcp list` over many stdio servers.
+if (opts.targets === "all" || opts.targets.split(",").includes("host")) {
+  process.stderr.write(`${opts.label}: target host\n`);
+  results.host_list = hostListPhase({ root, luamcp, fixture, coldtime, peakrss,
+    servers: opts.hostServers, reps: opts.hostReps, failures });
 }
 
 // ---- the table --------------------------------------------------------------------
@@ -364,6 +378,16 @@ for (const [name, r] of Object.entries(results.targets)) {
       luamcp_vs_ts: null, goal: bound, met: bound == null ? null : x <= bound,
       goal_kind: "at most" });
   }
+}
+if (results.host_list !== undefined) {
+  const H = results.host_list;
+  const n = opts.hostServers;
+  row("host", `luamcp list, ${n} stdio servers`, "ms", "lower", null, get(H, ["list_ms", "min"]), null);
+  row("host", "luamcp list, 1 stdio server", "ms", "lower", null, get(H, ["one_server_ms", "min"]), null);
+  row("host", `luamcp list, ${n} servers / 1 server`, "x", "lower", null, get(H, ["vs_one_server"]), null);
+  row("host", `peak RSS, ${n} servers`, "MB", "lower", null, H && H.peak_rss_kb / 1024, null);
+  row("host", "peak RSS per connected server", "KB", "lower", null, get(H, ["peak_rss_kb_per_server"]), null);
+  row("host", "RSS added per server", "KB", "lower", null, get(H, ["added_rss_kb_per_server"]), null);
 }
 results.rows = rows;
 

@@ -5,7 +5,7 @@
 # bench/http_fixture_server.c, with the MCP answers they share in
 # bench/fixture_mcp.c; bench/floor.c and bench/http_floor.c, with
 # bench/floor_common.c; bench/http_engine_floor.c, on build/libmcpcore.a;
-# bench/coldtime.c and the Lua clock module
+# bench/coldtime.c, bench/peakrss.c and the Lua clock module
 # bench/benchclock.c) into
 # $BUILD_DIR/bench, then runs tools/bench/driver.mjs, which runs every phase
 # and prints the table.
@@ -20,7 +20,8 @@
 #   extra options go to the driver (e.g. --calls 5000, --rounds 5 (the
 #   programs take turns this many times and each figure is the best of
 #   them; 3 by default, 1 in the smoke run), or --targets http,http-sse
-#   for some of stdio, http, http-sse).
+#   for some of stdio, http, http-sse, host; --host-servers 20 and
+#   --host-reps 3 for the host phase, `luamcp list` over many servers).
 set -eu
 cd "$(dirname "$0")/../.."
 BUILD_DIR="${BUILD_DIR:-build}"
@@ -65,6 +66,8 @@ $CC $WARN -D_DEFAULT_SOURCE $CFLAGS -Isrc/core -Ibench \
 # shellcheck disable=SC2086
 $CC $WARN $CFLAGS -o "$BUILD_DIR/bench/coldtime" bench/coldtime.c
 # shellcheck disable=SC2086
+$CC $WARN -D_DEFAULT_SOURCE $CFLAGS -o "$BUILD_DIR/bench/peakrss" bench/peakrss.c
+# shellcheck disable=SC2086
 $CC $WARN $CFLAGS -shared -fPIC -o "$BUILD_DIR/bench/benchclock.so" \
   bench/benchclock.c $(pkg-config --cflags lua5.4 2>/dev/null || echo -I/usr/include/lua5.4)
 
@@ -76,7 +79,8 @@ export BENCH_SDK_DIR="$deps_abs/bench/node_modules/@modelcontextprotocol/sdk"
 if [ "$smoke" = 1 ]; then
   node tools/bench/driver.mjs --build-dir "$BUILD_DIR" --label bench-smoke \
     --out bench/results/smoke.json --calls 300 --inflight-calls 300 \
-    --connect-reps 3 --tools 200 --list-reps 2 --cold-reps 2 --rounds 1 "$@"
+    --connect-reps 3 --tools 200 --list-reps 2 --cold-reps 2 --rounds 1 \
+    --host-reps 1 "$@"
   echo "bench-smoke: ok"
 else
   node tools/bench/driver.mjs --build-dir "$BUILD_DIR" --label bench "$@"
