@@ -292,6 +292,45 @@ describe("mcp.host with real servers", function()
     end, 30)
   end)
 
+  it("bounds a hanging server by its own startup timeout (else the host's) and delays nobody", function()
+    run_async(function()
+      local dir <close> = temp_dir()
+      local silent = J(fixture_path("silent_init"))
+      -- The newer OpenCode form: mcp.servers, disabled, timeout in parts.
+      local path = write(dir.path .. "/luamcp.json", ([[
+{ "mcp": { "servers": {
+  "own": { "command": ["node", %s], "timeout": { "startup": 1500 } },
+  "default": { "command": ["node", %s] },
+  "echo": { "command": ["node", %s] },
+  "off": { "command": ["node", %s], "disabled": true }
+} } }
+]]):format(silent, silent, J(fixture_path("echo")), silent))
+      local started = core.now()
+      local at = {}
+      local host <close> = assert(mcp.host{
+        config = path,
+        timeout = 0.3,
+        on_stderr = quiet,
+        on_status = function(name, state)
+          if state ~= "connecting" then at[name] = core.now() - started end
+        end,
+      })
+      local elapsed = core.now() - started
+      local status = host:status()
+      assert.equal("ETIMEDOUT", status.own.error.code)
+      assert.equal("ETIMEDOUT", status.default.error.code)
+      assert.equal("connected", status.echo.state)
+      assert.equal("disabled", status.off.state)
+      -- own waited its 1.5 s, not the host's 0.3 s; default did not wait
+      -- for own, nor echo for either.
+      assert.is_true(at.own >= 1400, ("own failed after %d ms"):format(at.own))
+      assert.is_true(at.default < at.own)
+      assert.is_true(at.echo < at.own)
+      assert.is_true(elapsed < 3000, ("the host took %d ms"):format(elapsed))
+      assert.equal("echo", host:tools()[1].server)
+    end, 30)
+  end)
+
   it("names tools server_tool, sanitized and cut to 64, and reports every collision, none shadowed", function()
     run_async(function()
       local dir <close> = temp_dir()
