@@ -64,7 +64,9 @@ describe("luamcp call", function()
     { "bad JSON arguments", [[-- node spec/fixtures/echo.js echo '{oops']], "bad JSON" },
     { "a command that does not exist", [[-- /nonexistent/server echo '{}']], "ESPAWN" },
     { "a server that crashes", [[-- node spec/fixtures/crash.js crash '{}']], "ECLOSED" },
-    { "a missing command", [[echo '{}']], "missing server command" },
+    { "a missing command", [[-- echo '{}']], "missing server command" },
+    { "words before --", [[echo -- node spec/fixtures/echo.js echo]], "before --" },
+    { "arguments that are not an object", [[-- node spec/fixtures/echo.js echo '[1]']], "JSON object" },
   }
   for _, case in ipairs(failures) do
     it("exits non-zero with one line for " .. case[1], function()
