@@ -425,6 +425,48 @@ describe("mcp.host with real servers", function()
     end, 30)
   end)
 
+  it("gives every server the host's handlers unless its luamcp.json entry overrides them (a module), roots per server", function()
+    run_async(function()
+      local dir <close> = temp_dir()
+      assert(os.execute("mkdir " .. quote(dir.path .. "/sub")))
+      local requests = J(fixture_path("client_requests"))
+      local path = write(dir.path .. "/luamcp.json", ([[
+{ "mcp": {
+  "plain": { "command": ["node", %s] },
+  "own": { "command": ["node", %s], "roots": ["sub"],
+           "handlers": { "sampling": "spec.fixtures.sampling_handler" } }
+} }
+]]):format(requests, requests))
+      local host_roots = { { uri = "file:///host/root", name = "host root" } }
+      local host <close> = assert(mcp.host{
+        config = path,
+        on_stderr = quiet,
+        handlers = {
+          roots = host_roots,
+          sampling = function()
+            return { role = "assistant", model = "host-model", stopReason = "endTurn",
+                     content = { type = "text", text = "from the host" } }
+          end,
+        },
+      })
+      -- What the server got back when it asked the client.
+      local function ask(server, method, params)
+        local text = text_of(assert(host:call(server .. "_ask",
+          { method = method, params = params })))
+        return mcp.json.decode(text).result
+      end
+      local sampling = { messages = { { role = "user",
+        content = { type = "text", text = "hi" } } }, maxTokens = 5 }
+      assert.equal("host-model", ask("plain", "sampling/createMessage", sampling).model)
+      assert.equal("module-model", ask("own", "sampling/createMessage", sampling).model)
+      assert.same(host_roots, ask("plain", "roots/list").roots)
+      local own_roots = ask("own", "roots/list").roots
+      assert.equal(1, #own_roots)
+      assert.equal(core.file_uri(dir.path .. "/sub"), own_roots[1].uri)
+      assert.equal("sub", own_roots[1].name)
+    end, 30)
+  end)
+
   it("restarts a crashed stdio server (restart in luamcp.json): reconnecting, then connected, its tools back", function()
     run_async(function()
       local dir <close> = temp_dir()
