@@ -12,7 +12,12 @@ local event = require "spec.support.event"
 
 local ROOT = core.cwd()
 local NPM = ROOT .. "/.deps/npm/node_modules/@modelcontextprotocol/"
-local EVERYTHING = ROOT .. "/" .. fixture.EVERYTHING:gsub("^%./", "")
+-- Absolute: config files name commands as a person would, from anywhere.
+local function absolute(path)
+  if path:sub(1, 1) == "/" then return path end
+  return ROOT .. "/" .. path:gsub("^%./", "")
+end
+local EVERYTHING = absolute(fixture.EVERYTHING)
 local FILESYSTEM = NPM .. "server-filesystem/dist/index.js"
 local MEMORY = NPM .. "server-memory/dist/index.js"
 
