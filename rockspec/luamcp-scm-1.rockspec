@@ -7,9 +7,11 @@ source = {
 description = {
   summary = "A Lua-scriptable client runtime for the Model Context Protocol",
   detailed = [[
-    require "mcp" connects to MCP servers (stdio today), lists and calls
-    their tools, and runs everything as tasks on a libuv event loop. The
-    protocol lives in a C core; Lua decides the policy.
+    require "mcp" connects to MCP servers (stdio, Streamable HTTP, SSE),
+    lists and calls their tools, and runs everything as tasks on a libuv
+    event loop. The protocol lives in a C core; Lua decides the policy.
+    Installs the luamcp program too: the servers of the config files people
+    already have (OpenCode, Claude, VS Code) from the command line.
   ]],
   license = "MIT",
 }
@@ -29,8 +31,10 @@ build = {
     CMAKE_C_FLAGS = "$(CFLAGS)",
     CMAKE_MODULE_LINKER_FLAGS = "$(LIBFLAG) $(LDFLAGS)",
     LUA_INCDIR = "$(LUA_INCDIR)",
+    LUA_LIBDIR = "$(LUA_LIBDIR)",
     LIBDIR = "$(LIBDIR)",
     LUADIR = "$(LUADIR)",
+    BINDIR = "$(BINDIR)",
     MCP_BUILD_TESTS = "OFF",
   },
 }
