@@ -9,8 +9,10 @@ describe("host tool names", function()
   it("joins server and tool with _ and keeps [a-zA-Z0-9_-]", function()
     assert.equal("everything_get-sum", naming.tool_name("everything", "get-sum"))
     assert.equal("my_server_read_file_v2", naming.tool_name("my server", "read.file/v2"))
-    -- Each byte of a UTF-8 character becomes one "_".
-    assert.equal("srv_caf__", naming.tool_name("srv", "café"))
+    -- A UTF-8 character becomes one "_", as in OpenCode; so does a byte
+    -- that is not UTF-8.
+    assert.equal("srv_caf_", naming.tool_name("srv", "café"))
+    assert.equal("srv_a_b_", naming.tool_name("srv", "a😀b\xff"))
   end)
 
   it("cuts the whole name to 64 characters", function()

@@ -9,10 +9,11 @@ local M = {}
 M.MAX = 64
 
 --- syntax: s = naming.sanitize(s)
---- Every character outside [a-zA-Z0-9_-] (a byte of UTF-8 included)
---- becomes "_".
+--- Every character outside [a-zA-Z0-9_-] becomes one "_": a UTF-8
+--- sequence counts as one character, as in OpenCode (JavaScript's
+--- strings), so that "naïve" is "na_ve" in both.
 function M.sanitize(s)
-  return (s:gsub("[^%w_-]", "_"))
+  return (s:gsub("[\xC2-\xF4][\x80-\xBF]*", "_"):gsub("[^%w_-]", "_"))
 end
 
 --- syntax: name = naming.tool_name(server, tool)
