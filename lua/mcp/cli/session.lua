@@ -93,7 +93,7 @@ function M.host_options(opts, server, extra)
     on_stderr = opts.quiet and function() end or function(name, line)
       progress.write(("[%s] %s\n"):format(name, line))
     end,
-    on_log = function(name, p)
+    on_log = opts.quiet and function() end or function(name, p)
       local data = p.data
       if type(data) ~= "string" then data = mcp.json.encode(data) end
       progress.write(("[%s] %s%s: %s\n"):format(name, p.level or "log",
