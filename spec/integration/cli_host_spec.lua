@@ -336,6 +336,45 @@ describe("luamcp over a config file", function()
   end)
 end)
 
+describe("luamcp auth and logout by config name", function()
+  local dir, config
+
+  setup(function()
+    dir = io.popen("mktemp -d"):read("l")
+    config = dir .. "/.mcp.json"
+    write(config, [[{ "mcpServers": {
+      "remote": { "type": "http", "url": "http://127.0.0.1:9/mcp" },
+      "local": { "command": "node", "args": ["x.js"] } } }]])
+    write(dir .. "/opencode.json", [[{ "mcp": {
+      "closed": { "type": "remote", "url": "http://127.0.0.1:9/mcp", "oauth": false } } }]])
+  end)
+
+  teardown(function()
+    if dir and dir:match("^/tmp/") then os.execute("rm -rf " .. q(dir)) end
+  end)
+
+  -- The token store is the temporary directory's.
+  local function luamcp(rest, cfg)
+    return run("XDG_DATA_HOME=" .. q(dir) .. " " .. LUAMCP .. " --config " .. q(cfg or config)
+      .. " " .. rest)
+  end
+
+  it("logout takes the server's URL from the config", function()
+    local code, out, err = luamcp("logout remote")
+    assert.equal(0, code, err)
+    assert.equal("http://127.0.0.1:9/mcp: no tokens were kept\n", out)
+  end)
+
+  it("refuses a server that runs a command, one with oauth off, and an unknown one", function()
+    local code, out, err = luamcp("auth local")
+    assert_fails(code, out, err, 'server "local" runs a command')
+    code, out, err = luamcp("auth closed", dir .. "/opencode.json")
+    assert_fails(code, out, err, 'server "closed" has oauth turned off')
+    code, out, err = luamcp("logout nosuch")
+    assert_fails(code, out, err, 'no server named "nosuch"')
+  end)
+end)
+
 describe("luamcp call's progress bar", function()
   local args = "call --quiet -- " .. table.concat(fixture.everything_command(), " ")
     .. [[ trigger-long-running-operation '{"duration":0.4,"steps":4}']]
