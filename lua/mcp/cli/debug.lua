@@ -104,8 +104,10 @@ function M.debug(opts, words, command)
     for _, line in ipairs(M.describe(spec)) do out("%s", line) end
     if spec.url then
       local st = mcp.oauth.status(spec.url)
-      step("oauth: %s%s%s", st.status, st.issuer and (" by " .. st.issuer) or "",
-        st.scope and (", scope " .. st.scope) or "")
+      -- needs_auth here only means that no tokens are kept: many servers
+      -- ask for none.
+      step("oauth tokens kept: %s%s%s", st.status == "needs_auth" and "none" or st.status,
+        st.issuer and (" from " .. st.issuer) or "", st.scope and (", scope " .. st.scope) or "")
       step("connecting to %s", spec.url)
     else
       step("starting %s", shell_words(spec.command))
