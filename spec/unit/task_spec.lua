@@ -123,3 +123,24 @@ describe("tasks", function()
     assert.matches("mcp: a task failed: .*to stderr", out)
   end)
 end)
+
+describe("a timer started after Lua ran outside the loop for a while", function()
+  it("counts its delay from now, not from the loop's last look at the clock", function()
+    local core = require "mcp.core"
+    local mcp = require "mcp"
+    local t0
+    mcp.run(function() t0 = core.now() end)   -- the loop's clock is read here
+    -- Lua works outside the loop for 300 ms of CPU time (core.now would
+    -- read the clock for the loop: os.clock does not).
+    local until_s = os.clock() + 0.3
+    while os.clock() < until_s do end
+    local slept
+    mcp.run(function()
+      mcp.sleep(0.2)
+      slept = core.now() - t0
+    end)
+    -- 300 ms of work, then 200 ms asleep; a sleep counted from the old
+    -- clock would end at once, at about 300.
+    assert.is_true(slept >= 490, "slept " .. slept .. " ms after t0")
+  end)
+end)

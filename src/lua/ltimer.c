@@ -101,6 +101,10 @@ lmcp_timer_new(lua_State *L)
   if (ctx->timers != NULL)
     ctx->timers->prev = t;
   ctx->timers = t;
+  /* From now: the loop's clock stands still while Lua runs outside it
+   * (a script that blocked in os.execute for a minute), and a timer
+   * counted from that old time would fire at once. */
+  uv_update_time(&ctx->loop);
   uv_timer_start(&t->handle, on_timer, (uint64_t) ms, 0);
   u->t = t;
   t->owner = u;
