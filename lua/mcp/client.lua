@@ -101,8 +101,10 @@ local function default_bad_message(name)
 end
 
 -- The callbacks mcp.core calls; they close over the client.
-local function core_handlers(self)
+local function core_handlers(self, opts)
   return {
+    -- Only when asked for: the core traces nothing without it.
+    on_trace = opts.on_trace,
     on_request = function(id, method, params)
       return self:_on_request(id, method, params)
     end,
@@ -186,7 +188,9 @@ local capability_providers = {}
 --- ping_interval (seconds) and ping_misses (default 3) for a keep-alive,
 --- handlers = { sampling, elicitation, roots } (see mcp.handlers),
 --- on_stderr(line), on_log(params), on_bad_message(err, text),
---- on_lost(err), on_down(err) when a server with restart died and is
+--- on_trace(line) for a trace of the connection (the messages; over HTTP
+--- every request's and answer's headers too, credentials masked; see
+--- luamcp debug), on_lost(err), on_down(err) when a server with restart died and is
 --- about to be started again, on_tools_changed(tools), on_resources_changed(),
 --- on_prompts_changed(), on_session(client, number) when an expired
 --- session was replaced (the core restores the set-up and sends the
@@ -223,7 +227,7 @@ function M.connect(opts)
   local core_client, err
   if opts.url then
     if type(opts.headers) == "function" then self._headers_fn = opts.headers end
-    local handlers = core_handlers(self)
+    local handlers = core_handlers(self, opts)
     handlers.on_authorize = authorize_handler(self, opts.oauth)
     core_client, err = core.client_http({
       url = opts.url,
@@ -251,7 +255,7 @@ function M.connect(opts)
       stderr_ring = opts.stderr_ring,
       restart_max = opts.restart and opts.restart.max,
       restart_backoff = opts.restart and seconds_to_ms(opts.restart.backoff or 1, "restart.backoff"),
-    }, core_handlers(self))
+    }, core_handlers(self, opts))
   end
   if not core_client then return nil, err end
   self._core = core_client

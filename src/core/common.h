@@ -53,6 +53,11 @@ const char *mcp_err_name(int code);
 /* Returns the fixed description of a code. */
 const char *mcp_strerror(int code);
 
+/* One line of a trace of what a connection does (luamcp debug): the
+ * messages, the HTTP requests and answers with their headers, credentials
+ * masked. line is valid only during the call and has no newline. */
+typedef void (*mcp_trace_cb)(void *ud, const char *line, size_t len);
+
 /* Default limits. Each is overridable per connection. */
 #define MCP_DEFAULT_MAX_MESSAGE (4u * 1024u * 1024u)
 #define MCP_DEFAULT_MAX_DEPTH 128

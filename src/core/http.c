@@ -60,6 +60,8 @@ struct mcp_http_s {
   int (*check_peer)(void *peer_ud, const char *ip);
   void *peer_ud;
   char peer[64];                 /* the refused address */
+  mcp_trace_cb trace;
+  void *trace_ud;
 };
 
 static void on_flush(mcp_curl_xfer_t *x);
@@ -614,6 +616,87 @@ add_header(mcp_http_t *req, const char *line)
   return 0;
 }
 
+/* Header names whose values are credentials, or lead to them. */
+static int
+is_secret_header(const char *name, size_t n)
+{
+  static const char *const exact[] = { "authorization",
+    "proxy-authorization", "cookie", "set-cookie", "dpop",
+    "mcp-session-id" };
+  static const char *const parts[] = { "token", "secret", "key", "auth",
+                                       "password" };
+  char lower[64];
+  size_t i;
+
+  if (n >= sizeof lower)
+    return 1;                    /* nobody's credential is that plain */
+  for (i = 0; i < n; i++)
+    lower[i] = (char) tolower((unsigned char) name[i]);
+  lower[n] = '\0';
+  if (strcmp(lower, "www-authenticate") == 0)
+    return 0;                    /* a challenge: what debugging needs */
+  for (i = 0; i < sizeof exact / sizeof exact[0]; i++) {
+    if (strcmp(lower, exact[i]) == 0)
+      return 1;
+  }
+  for (i = 0; i < sizeof parts / sizeof parts[0]; i++) {
+    if (strstr(lower, parts[i]) != NULL)
+      return 1;
+  }
+  return 0;
+}
+
+/* Traces one line of text (no CR or LF), prefixed; a header line with a
+ * credential's value shows "***" in its place. */
+static void
+trace_line(mcp_http_t *req, const char *prefix, const char *line, size_t len,
+           int header)
+{
+  char out[1024];
+  const char *colon = header ? memchr(line, ':', len) : NULL;
+  int n;
+
+  if (colon != NULL && is_secret_header(line, (size_t) (colon - line)))
+    n = snprintf(out, sizeof out, "%s%.*s: ***", prefix,
+                 (int) (colon - line), line);
+  else
+    n = snprintf(out, sizeof out, "%s%.*s", prefix,
+                 (int) (len < sizeof out ? len : sizeof out), line);
+  if (n > 0)
+    req->trace(req->trace_ud, out,
+               (size_t) n < sizeof out ? (size_t) n : sizeof out - 1);
+}
+
+/* CURLOPT_DEBUGFUNCTION: libcurl's notes ("* "), the request's headers
+ * ("> ") and the response's ("< "), a line at a time; bodies are not
+ * traced (a token request's body holds secrets). */
+static int
+on_debug(CURL *e, curl_infotype type, char *data, size_t size, void *ud)
+{
+  mcp_http_t *req = ud;
+  const char *prefix;
+  size_t start = 0, i;
+
+  MCP_UNUSED(e);
+  if (type == CURLINFO_TEXT)
+    prefix = "* ";
+  else if (type == CURLINFO_HEADER_OUT)
+    prefix = "> ";
+  else if (type == CURLINFO_HEADER_IN)
+    prefix = "< ";
+  else
+    return 0;
+  for (i = 0; i <= size; i++) {
+    if (i == size || data[i] == '\n' || data[i] == '\r') {
+      if (i > start)
+        trace_line(req, prefix, data + start, i - start,
+                   type != CURLINFO_TEXT);
+      start = i + 1;
+    }
+  }
+  return 0;
+}
+
 static int
 set_options(mcp_http_t *req, const mcp_http_opts_t *o)
 {
@@ -639,6 +722,13 @@ set_options(mcp_http_t *req, const mcp_http_opts_t *o)
   /* A debugging aid: libcurl's own account of every transfer, on stderr. */
   if (getenv("MCP_CURL_VERBOSE") != NULL)
     curl_easy_setopt(e, CURLOPT_VERBOSE, 1L);
+  if (o->trace != NULL) {
+    req->trace = o->trace;
+    req->trace_ud = o->trace_ud;
+    curl_easy_setopt(e, CURLOPT_DEBUGFUNCTION, on_debug);
+    curl_easy_setopt(e, CURLOPT_DEBUGDATA, req);
+    curl_easy_setopt(e, CURLOPT_VERBOSE, 1L);
+  }
   curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
   curl_easy_setopt(e, CURLOPT_HEADERDATA, req);
   curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_write);

@@ -91,6 +91,11 @@ typedef struct mcp_http_opts_s {
    * forgery: a metadata URL that resolves to a private address). */
   int (*check_peer)(void *peer_ud, const char *ip);
   void *peer_ud;
+  /* Optional: libcurl's account of the transfer (its notes, the request
+   * and response headers, not the bodies), a line at a time, with the
+   * values of credential headers masked. */
+  mcp_trace_cb trace;
+  void *trace_ud;
 } mcp_http_opts_t;
 
 /* 0 when url is an absolute http:// or https:// URL; MCP_EINVAL (or

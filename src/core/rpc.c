@@ -66,6 +66,8 @@ struct mcp_rpc_s {
   unsigned epoch;              /* stamped on each request (mcp_rpc_set_epoch) */
   size_t held;                 /* pending requests that are held */
   int keep_texts;
+  mcp_trace_cb trace;
+  void *trace_ud;
   unsigned open : 1;           /* requests may be sent */
   unsigned timer_inited : 1;   /* at the first request */
   unsigned timer_closing : 1;  /* its close callback is due */
@@ -249,6 +251,35 @@ complete(pending_t *p, const mcp_error_t *err, const cJSON *value)
 
 /* ---- sending ------------------------------------------------------------- */
 
+#define TRACE_MAX 2000         /* bytes of a message shown in a trace */
+
+/* A message in the trace: its start, and its size when it is cut. */
+static void
+trace_message(mcp_rpc_t *rpc, const char *prefix, const char *text,
+              size_t len)
+{
+  char line[TRACE_MAX + 64];
+  int n;
+
+  if (len <= TRACE_MAX)
+    n = snprintf(line, sizeof line, "%s%.*s", prefix, (int) len, text);
+  else
+    n = snprintf(line, sizeof line, "%s%.*s... (%zu bytes)", prefix,
+                 TRACE_MAX, text, len);
+  if (n > 0)
+    rpc->trace(rpc->trace_ud, line, strlen(line));
+}
+
+/* The one way a message goes to the transport. */
+static int
+transport_send(mcp_rpc_t *rpc, const char *text, size_t len, uint64_t id,
+               mcp_error_t *err)
+{
+  if (rpc->trace != NULL)
+    trace_message(rpc, "> ", text, len);
+  return rpc->transport->vt->send(rpc->transport, text, len, id, err);
+}
+
 /* Sends a notification or response text (taking it), which cJSON made. */
 static int
 send_text(mcp_rpc_t *rpc, char *text, mcp_error_t *err)
@@ -261,7 +292,7 @@ send_text(mcp_rpc_t *rpc, char *text, mcp_error_t *err)
     cJSON_free(text);
     return mcp_error_set(err, MCP_ECLOSED, "connection closed");
   }
-  rc = rpc->transport->vt->send(rpc->transport, text, strlen(text), 0, err);
+  rc = transport_send(rpc, text, strlen(text), 0, err);
   cJSON_free(text);
   return rc;
 }
@@ -410,8 +441,7 @@ send_request(mcp_rpc_t *rpc, pending_t *p, const char *method,
     p->text_len = rpc->out.len;
   }
   if (rc == 0)
-    rc = rpc->transport->vt->send(rpc->transport, rpc->out.data,
-                                  rpc->out.len, p->id, err);
+    rc = transport_send(rpc, rpc->out.data, rpc->out.len, p->id, err);
   if (rpc->out.cap > OUT_KEEP)
     mcp_buf_free(&rpc->out);
   return rc;
@@ -822,6 +852,8 @@ on_message(void *ud, const char *text, size_t len)
 
   if (!rpc->open)
     return;
+  if (rpc->trace != NULL)
+    trace_message(rpc, "< ", text, len);
   if (rpc->raw_requests > 0 && fast_result(rpc, text, len))
     return;
   msg = mcp_json_parse(text, len, rpc->max_depth, &err);
@@ -1033,8 +1065,7 @@ mcp_rpc_resend_held(mcp_rpc_t *rpc)
     rpc->held--;
     p->epoch = rpc->epoch;
     if (rpc->transport == NULL || !rpc->open ||
-        rpc->transport->vt->send(rpc->transport, p->text, p->text_len,
-                                 p->id, &err) != 0) {
+        transport_send(rpc, p->text, p->text_len, p->id, &err) != 0) {
       if (rpc->transport == NULL || !rpc->open)
         mcp_error_set(&err, MCP_ECLOSED, "connection closed");
       complete(table_take(rpc, p->id), &err, NULL);
@@ -1101,6 +1132,10 @@ mcp_rpc_new(uv_loop_t *loop, const mcp_rpc_opts_t *opts,
   rpc->timeout_ms = (opts && opts->timeout_ms) ? opts->timeout_ms
                                                : MCP_DEFAULT_TIMEOUT_MS;
   rpc->keep_texts = opts != NULL && opts->keep_texts;
+  if (opts != NULL) {
+    rpc->trace = opts->trace;
+    rpc->trace_ud = opts->trace_ud;
+  }
   if (table_grow(rpc) != 0) {
     free(rpc);
     return NULL;

@@ -81,6 +81,9 @@ typedef struct mcp_rpc_opts_s {
                                 * pending, so that it can be sent again in
                                 * a new session (a transport with sessions
                                 * that expire: HTTP) */
+  mcp_trace_cb trace;          /* optional: "> " and "< " and each message
+                                * sent and received (cut at TRACE_MAX) */
+  void *trace_ud;
 } mcp_rpc_opts_t;
 
 typedef struct mcp_rpc_req_opts_s {

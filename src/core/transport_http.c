@@ -118,6 +118,8 @@ struct http_transport_s {
   int max_failures;
   char *ca_file, *ca_path, *cert, *key;
   int insecure;
+  mcp_trace_cb trace;
+  void *trace_ud;
   unsigned closing : 1;
   unsigned lost : 1;
   char last_error[256];         /* for diagnostics */
@@ -411,6 +413,8 @@ start(http_transport_t *t, xkind_t kind, const char *url, const char *text,
   o.cert = t->cert;
   o.key = t->key;
   o.insecure = t->insecure;
+  o.trace = t->trace;
+  o.trace_ud = t->trace_ud;
   o.url_checked = 1;  /* at creation; an endpoint URL is on its origin */
   /* A request must not run twice unnoticed (a tool call); notifications
    * and our answers to the server may be sent again. */
@@ -1233,6 +1237,8 @@ mcp_transport_http_new(uv_loop_t *loop, mcp_curl_uv_t *cu,
   t->cert = dup_or_null(opts->cert);
   t->key = dup_or_null(opts->key);
   t->insecure = opts->insecure;
+  t->trace = opts->trace;
+  t->trace_ud = opts->trace_ud;
   if (t->url == NULL ||
       mcp_transport_http_set_headers(&t->base, opts->headers,
                                      opts->nheaders) != 0) {

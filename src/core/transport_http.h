@@ -37,6 +37,8 @@ typedef struct mcp_http_transport_opts_s {
                                   server is declared gone; 0: 5 */
   const char *ca_file, *ca_path, *cert, *key;
   int insecure;
+  mcp_trace_cb trace;          /* optional: every request's headers */
+  void *trace_ud;
 } mcp_http_transport_opts_t;
 
 int mcp_transport_http_new(uv_loop_t *loop, mcp_curl_uv_t *cu,

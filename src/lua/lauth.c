@@ -67,8 +67,8 @@ store_dir(lua_State *L, int idx)
 int
 lmcp_auth_new(lua_State *L, int idx, const char *url,
               const char *const *headers, size_t nheaders,
-              mcp_auth_authorize_cb on_authorize, void *ud,
-              mcp_auth_t **out, mcp_error_t *err)
+              mcp_auth_authorize_cb on_authorize, mcp_trace_cb trace,
+              void *ud, mcp_auth_t **out, mcp_error_t *err)
 {
   mcp_auth_opts_t o;
   mcp_curl_uv_t *cu = lmcp_http_engine(L, err);
@@ -95,6 +95,8 @@ lmcp_auth_new(lua_State *L, int idx, const char *url,
   lua_pop(L, 1);
   o.headers = headers;
   o.nheaders = nheaders;
+  o.trace = trace;
+  o.trace_ud = ud;
   if (o.callback_port > 65535)
     luaL_error(L, "mcp.connect: oauth.callback_port is not a port");
   return mcp_auth_new(&lmcp_ctx(L)->loop, cu, &o, on_authorize, ud, out,

@@ -248,7 +248,8 @@ lcall_run(lua_State *L)
     lmcp_push_json(L, k->value);
     nargs = 2;
   } else if (strcmp(k->name, "on_log") == 0 ||
-             strcmp(k->name, "on_authorize") == 0) {
+             strcmp(k->name, "on_authorize") == 0 ||
+             strcmp(k->name, "on_trace") == 0) {
     lua_pushlstring(L, k->text, k->len);
     nargs = 1;
   } else if (strcmp(k->name, "on_bad_message") == 0) {
@@ -370,6 +371,17 @@ on_down(void *ud, const mcp_error_t *err)
 
   k.err = err;
   call_handler(ud, "on_down", &k);
+}
+
+/* A line of the connection's trace (luamcp debug). */
+static void
+on_trace(void *ud, const char *line, size_t len)
+{
+  lcall_t k = { 0 };
+
+  k.text = line;
+  k.len = len;
+  call_handler(ud, "on_trace", &k);
 }
 
 /* OAuth: the authorization URL, for the owner's on_authorize. */
@@ -1106,22 +1118,41 @@ opt_field(lua_State *L, int opts, const char *name, lua_Integer def)
   return v;
 }
 
+/* True when the handlers at idx have an on_trace function. */
+static int
+wants_trace(lua_State *L, int idx)
+{
+  int yes;
+
+  lua_getfield(L, idx, "on_trace");
+  yes = lua_isfunction(L, -1);
+  lua_pop(L, 1);
+  return yes;
+}
+
 /* A new client record with its endpoint, not yet attached to a transport;
- * NULL when out of memory. */
+ * NULL when out of memory. traced: its messages go to on_trace. */
 static lclient_t *
-client_alloc(lmcp_ctx_t *ctx, const mcp_rpc_opts_t *ro, int sessions)
+client_alloc(lmcp_ctx_t *ctx, const mcp_rpc_opts_t *opts, int sessions,
+             int traced)
 {
   static const mcp_client_cb_t cb = { on_request, on_notification,
                                       on_bad_message, on_log, on_lost,
                                       on_closed, on_session, on_down };
   lclient_t *c = calloc(1, sizeof *c);
+  mcp_rpc_opts_t ro;
 
   if (c == NULL)
     return NULL;
   c->ctx = ctx;
   c->handlers_ref = LUA_NOREF;
   c->init_ref = LUA_NOREF;
-  c->client = mcp_client_new(&ctx->loop, ro, sessions, &cb, c);
+  ro = *opts;
+  if (traced) {
+    ro.trace = on_trace;
+    ro.trace_ud = c;
+  }
+  c->client = mcp_client_new(&ctx->loop, &ro, sessions, &cb, c);
   if (c->client == NULL) {
     free(c);
     return NULL;
@@ -1184,7 +1215,8 @@ lmcp_client_stdio(lua_State *L)
   u->c = NULL;
   luaL_setmetatable(L, CLIENT_MT);
   read_command(L, 1, &s);
-  c = client_alloc(ctx, &ro, 0);   /* stdio sessions do not expire */
+  /* stdio sessions do not expire */
+  c = client_alloc(ctx, &ro, 0, wants_trace(L, 2));
   if (c == NULL) {
     free_strings(&s);
     return luaL_error(L, "out of memory");
@@ -1323,10 +1355,14 @@ lmcp_client_http(lua_State *L)
   if (!lua_isnil(L, 6) && !lua_istable(L, 6) &&
       !(lua_isboolean(L, 6) && !lua_toboolean(L, 6)))
     return luaL_error(L, "mcp.connect: 'oauth' must be a table or false");
-  c = client_alloc(ctx, &ro, 1);
+  c = client_alloc(ctx, &ro, 1, wants_trace(L, 2));
   if (c == NULL) {
     free((void *) ho.headers);
     return luaL_error(L, "out of memory");
+  }
+  if (wants_trace(L, 2)) {
+    ho.trace = on_trace;
+    ho.trace_ud = c;
   }
   rc = mcp_http_check_url(ho.url, &err);
   if (rc == 0 && lua_istable(L, 6)) {
@@ -1336,7 +1372,8 @@ lmcp_client_http(lua_State *L)
     has_open = lua_isfunction(L, -1);
     lua_pop(L, 1);
     rc = lmcp_auth_new(L, 6, ho.url, ho.headers, ho.nheaders,
-                       has_open ? on_authorize : NULL, c, &auth, &err);
+                       has_open ? on_authorize : NULL, ho.trace, c, &auth,
+                       &err);
   }
   if (rc == 0)
     rc = mcp_transport_http_new(&ctx->loop, cu, &ho,

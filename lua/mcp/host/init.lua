@@ -97,6 +97,7 @@ local function connect_options(self, rec)
     on_session = function() self:_session_began(rec) end,
     on_lost = function(err) set_state(self, rec, "failed", err) end,
     on_tools_changed = function() self:_tools_changed(rec) end,
+    on_trace = self._on_trace and function(line) self._on_trace(name, line) end,
   }
   if spec.url then
     o.url, o.headers, o.transport = spec.url, spec.headers, spec.transport
@@ -148,7 +149,7 @@ end
 --- override each), filter(tool, server) -> keep?, on_result(result,
 --- tool, server) -> result, on_status(name, state, err),
 --- on_tools_changed(host, name), on_stderr(name, line), on_log(name,
---- params), timeout (startup seconds per server, default 30; a server's
+--- params), on_trace(name, line) (see mcp.connect), timeout (startup seconds per server, default 30; a server's
 --- timeout.startup wins), oauth = { open = ... } (the person's step, for
 --- every remote server), workspace (for ${workspaceFolder}).
 --- Returns once every server is connected, failed or disabled.
@@ -184,6 +185,7 @@ function M.new(opts)
       io.stderr:write(("[%s] %s\n"):format(name, line))
     end,
     _on_log = opts.on_log,
+    _on_trace = opts.on_trace,
     _oauth = opts.oauth,
     _startup = opts.timeout or DEFAULT_STARTUP,
   }, Host_mt)

@@ -158,6 +158,8 @@ mcp_auth_fetch_start(mcp_curl_uv_t *cu, const mcp_auth_fetch_opts_t *o,
   h.max_size = MCP_AUTH_MAX_DOCUMENT;
   h.max_redirects = MAX_REDIRECTS;
   h.ca_file = o->ca_file;
+  h.trace = o->trace;
+  h.trace_ud = o->trace_ud;
   h.insecure = o->insecure;
   /* A token or registration request must not go out twice. */
   h.send_once = o->body != NULL;

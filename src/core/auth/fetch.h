@@ -39,6 +39,8 @@ typedef struct mcp_auth_fetch_opts_s {
   mcp_auth_peer_t *peer;              /* NULL: no address check */
   const char *ca_file;
   int insecure;
+  mcp_trace_cb trace;                 /* optional, as in mcp_http_opts_t */
+  void *trace_ud;
 } mcp_auth_fetch_opts_t;
 
 /* status: the HTTP status (0 when err); doc: the answer as JSON, NULL

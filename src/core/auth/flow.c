@@ -53,6 +53,8 @@ struct mcp_auth_s {
   char **headers;
   size_t nheaders;
   int callback_port, interactive, insecure;
+  mcp_trace_cb trace;
+  void *trace_ud;
   uint64_t timeout_ms;
   mcp_auth_authorize_cb on_authorize;
   void *ud;
@@ -303,6 +305,8 @@ start_fetch(mcp_auth_t *a, const char *method, const char *url,
   o.peer = &a->peer;
   o.ca_file = a->ca_file;
   o.insecure = a->insecure;
+  o.trace = a->trace;
+  o.trace_ud = a->trace_ud;
   if (mcp_auth_fetch_start(a->cu, &o, fetched, a, &a->fetch, &err) != 0) {
     finish(a, &err);
     return -1;
@@ -1181,6 +1185,8 @@ mcp_auth_new(uv_loop_t *loop, mcp_curl_uv_t *cu, const mcp_auth_opts_t *o,
   a->callback_port = o->callback_port;
   a->interactive = o->interactive;
   a->insecure = o->insecure;
+  a->trace = o->trace;
+  a->trace_ud = o->trace_ud;
   a->timeout_ms = o->timeout_ms;
   rc = mcp_auth_resource_uri(o->server_url, &a->resource, err);
   if (rc == 0)

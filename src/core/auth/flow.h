@@ -58,6 +58,8 @@ typedef struct mcp_auth_opts_s {
   uint64_t timeout_ms;               /* the person's step; 0: 5 minutes */
   const char *ca_file;
   int insecure;
+  mcp_trace_cb trace;                /* optional: the flow's requests */
+  void *trace_ud;
 } mcp_auth_opts_t;
 
 /* Shows the authorization URL to whoever will open it. NULL: the browser
