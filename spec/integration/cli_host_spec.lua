@@ -320,6 +320,28 @@ describe("luamcp over a config file", function()
       assert.matches('server capabilities: {[^\n]*"tools"', out)
       assert.matches('client capabilities: {[^\n]*"elicitation"', out)
       assert.matches("tools/list: 2 tools\n  echo\t", out, 1, true)
+      -- The messages themselves, as they went.
+      assert.matches('ms%] > {"jsonrpc":"2.0","id":1,"method":"initialize"', out)
+      assert.matches('ms%] < {[^\n]*"serverInfo"', out)
+    end)
+
+    it("shows the HTTP exchange and the OAuth discovery, credentials masked", function()
+      run_async(function()
+        local server <close> = fixture.http_server("oauth_hostile")
+        local remote = dir .. "/traced.json"
+        write(remote, ([[{ "mcp": { "t": { "type": "remote", "url": "%s",
+          "headers": { "X-Api-Key": "k3y-s3cret", "X-Tenant": "t1" } } } }]]):format(
+          server.url("/mcp/plain")))
+        local code, out, err = run(LUAMCP .. " --quiet --config " .. q(remote) .. " debug t")
+        assert.is_true(code ~= 0)
+        assert.matches("ms%] > POST /mcp/plain HTTP/1.1\n", out)
+        assert.matches("ms%] > X%-Tenant: t1\n", out)
+        assert.matches("ms%] > X%-Api%-Key: %*%*%*\n", out)
+        assert.matches("ms%] < HTTP/1.1 401", out)
+        assert.matches("ms%] > GET /.well%-known/oauth%-protected%-resource/mcp/plain", out)
+        assert.matches("t: needs_auth", out, 1, true)
+        assert.is_nil((out .. err):find("s3cret", 1, true))
+      end)
     end)
 
     it("masks header values of a remote server", function()

@@ -3,7 +3,10 @@
 --- process or the URL, the states it goes through with their times, the
 --- handshake (transport, protocol version, server info, capabilities,
 --- instructions), authorization, and the first tools list. The server's
---- stderr and log messages are shown among the steps.
+--- stderr and log messages are shown among the steps, and so is the
+--- connection's trace (mcp.connect's on_trace): every message, and over
+--- HTTP every request and answer with its headers, the OAuth discovery
+--- included, credentials masked by the core.
 local mcp = require "mcp"
 local core = require "mcp.core"
 local args = require "mcp.cli.args"
@@ -119,6 +122,7 @@ function M.debug(opts, words, command)
           step("%s: %s%s", name, state, serr and (": " .. format.one_line(serr)) or "")
         end,
         on_stderr = function(_, line) step("stderr: %s", line) end,
+        on_trace = function(_, line) step("%s", line) end,
         on_log = function(_, p)
           step("log %s%s: %s", tostring(p.level), p.logger and (" (" .. p.logger .. ")") or "",
             type(p.data) == "string" and p.data or mcp.json.encode(p.data))
