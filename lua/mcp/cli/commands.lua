@@ -76,9 +76,11 @@ function M.list(opts, words, command)
       local lines = {}
       for i, r in ipairs(rows) do
         lines[i] = { r.name, r.state, r.tools or "-", r.transport or "-",
-                     r.protocol_version or "-", r.error and r.error.message or "" }
+                     r.era or "-", r.protocol_version or "-",
+                     r.error and r.error.message or "" }
       end
-      format.columns({ "NAME", "STATE", "TOOLS", "TRANSPORT", "PROTOCOL", "ERROR" }, lines)
+      format.columns({ "NAME", "STATE", "TOOLS", "TRANSPORT", "ERA", "PROTOCOL",
+                       "ERROR" }, lines)
     end
     if #broken > 0 then
       return fail(("%d of %d servers failed: %s"):format(#broken, #rows,
