@@ -92,6 +92,7 @@ void lmcp_open_sys(lua_State *L);
 void lmcp_open_index(lua_State *L);
 void lmcp_open_signal(lua_State *L);
 void lmcp_open_auth(lua_State *L);
+void lmcp_open_sse(lua_State *L);
 
 /* A compiled schema userdata at idx, or NULL; and the nil, ESCHEMA err
  * (with path, keyword, schema_path) for a failed validation. */
