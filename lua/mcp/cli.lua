@@ -23,6 +23,10 @@ SERVER is a name from the config file, a URL, or -- CMD ARGS (last).
   luamcp debug SERVER                   every step of connecting, shown
   luamcp auth [OAUTH OPTIONS] SERVER    authorize luamcp with a remote server
   luamcp logout SERVER                  forget the server's tokens
+  luamcp agent [AGENT OPTIONS] "PROMPT"  an agent: the model with every configured
+                                        server's tools; the answer on stdout,
+                                        tool calls on stderr
+  luamcp chat [AGENT OPTIONS]           a conversation with that agent, a line a turn
   luamcp run SCRIPT.lua [ARGS...]       run a script as a task
   luamcp version | help
 
@@ -35,6 +39,11 @@ options (anywhere before -- CMD):
   --header 'N: V'      an HTTP header for a URL server (repeatable)
   --quiet              do not show the servers' stderr
   --json               machine-readable output (the whole result for call)
+
+AGENT OPTIONS: --provider openai|anthropic, --model M, --stream (also when
+  piped; a terminal always streams), --max-turns N, --system TEXT. The model
+  comes from OPENAI_API_KEY (OPENAI_BASE_URL) or ANTHROPIC_API_KEY
+  (ANTHROPIC_BASE_URL).
 
 OAUTH OPTIONS: --client-id ID, --client-secret SECRET, --scope 'A B',
   --callback-port PORT, --redirect-uri URI, --client-metadata-url URL.
@@ -53,6 +62,8 @@ local COMMANDS = {
   debug = { "mcp.cli.debug", "debug" },
   auth = { "mcp.cli.auth", "auth" },
   logout = { "mcp.cli.auth", "logout" },
+  agent = { "mcp.cli.agent", "agent" },
+  chat = { "mcp.cli.agent", "chat" },
 }
 
 -- luamcp run SCRIPT ARGS: the script's main chunk as a task, with arg set.

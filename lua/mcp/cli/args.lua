@@ -14,8 +14,12 @@ local VALUED = {
   ["--scope"] = "scope", ["--callback-port"] = "callback_port",
   ["--redirect-uri"] = "redirect_uri",
   ["--client-metadata-url"] = "client_metadata_url",
+  -- luamcp agent's and chat's
+  ["--model"] = "model", ["--provider"] = "provider", ["--max-turns"] = "max_turns",
+  ["--system"] = "system",
 }
-local FLAGS = { ["--quiet"] = "quiet", ["--json"] = "json" }
+local FLAGS = { ["--quiet"] = "quiet", ["--json"] = "json", ["--stream"] = "stream" }
+local PROVIDERS = { openai = true, anthropic = true }
 M.OAUTH_KEYS = { "client_id", "client_secret", "scope", "callback_port",
                  "redirect_uri", "client_metadata_url" }
 
@@ -40,7 +44,17 @@ local function set_option(opts, key, flag, value)
     opts.oauth = opts.oauth or {}
     opts.oauth.callback_port = math.tointeger(tonumber(value))
     if not opts.oauth.callback_port then return nil, flag .. " needs a port number" end
-  elseif key == "config" or key == "cwd" then
+  elseif key == "max_turns" then
+    opts.max_turns = math.tointeger(tonumber(value))
+    if not opts.max_turns or opts.max_turns < 1 then
+      return nil, "--max-turns needs a whole number of turns (1 or more)"
+    end
+  elseif key == "provider" then
+    if not PROVIDERS[value] then
+      return nil, ("--provider must be openai or anthropic, not '%s'"):format(value)
+    end
+    opts.provider = value
+  elseif key == "config" or key == "cwd" or key == "model" or key == "system" then
     opts[key] = value
   else
     opts.oauth = opts.oauth or {}
