@@ -19,6 +19,7 @@ local M = {
   http = require "mcp.http",
   oauth = require "mcp.oauth",
   handlers = handlers,
+  agent = require "mcp.agent",
   reject = handlers.reject,
   null = core.null,
   array_mt = core.array_mt,
