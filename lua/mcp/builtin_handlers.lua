@@ -199,4 +199,10 @@ function M.roots_from_cwd()
   end
 end
 
+--- syntax: handler = mcp.handlers.sampling_from(llm, opts?)
+--- Sampling answered by a model (mcp.llm.sampling; loaded on first use).
+function M.sampling_from(llm, opts)
+  return require("mcp.llm.sampling").sampling_from(llm, opts)
+end
+
 return M
