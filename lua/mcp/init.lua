@@ -18,6 +18,7 @@ local M = {
   errors = errors,
   http = require "mcp.http",
   oauth = require "mcp.oauth",
+  llm = require "mcp.llm",
   handlers = handlers,
   agent = require "mcp.agent",
   reject = handlers.reject,
