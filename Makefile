@@ -26,7 +26,7 @@ APT_PACKAGES := build-essential cmake pkg-config git ca-certificates \
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps apt-deps npm-deps build check test demo clean
+.PHONY: all deps apt-deps npm-deps build check test demo tour clean
 
 all: build
 
@@ -78,7 +78,15 @@ check: deps build conformance-deps $(BENCH_SDK) $(OAUTH_DEPS)
 test: build
 	tools/run-tests.sh
 
+# An agent over server-everything, server-filesystem and server-memory
+# (examples/demo/luamcp.json): the scripted LLM fixture by default, a real
+# model when OPENAI_API_KEY or ANTHROPIC_API_KEY is set.
 demo: deps build
+	LUAMCP_NODE_MODULES=$(abspath $(NPM_PREFIX))/node_modules \
+	  $(BUILD_DIR)/luamcp run examples/agent_demo.lua
+
+# The first look at one server: its info, instructions, tools, two calls.
+tour: deps build
 	$(BUILD_DIR)/luamcp run examples/tour.lua node $(EVERYTHING) stdio
 
 clean:
