@@ -33,7 +33,9 @@ local here = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "examples"
 local root = here:gsub("/?examples$", "")
 if root == "" then root = "." end
 package.path = root .. "/lua/?.lua;" .. root .. "/lua/?/init.lua;" .. package.path
-package.cpath = root .. "/build/?.so;" .. package.cpath
+if not package.searchpath("mcp.core", package.cpath) then   -- LUA_CPATH wins
+  package.cpath = root .. "/build/?.so;" .. package.cpath
+end
 
 local mcp = require "mcp"
 local core = require "mcp.core"

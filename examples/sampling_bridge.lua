@@ -51,6 +51,12 @@ print("\nThe tool's result:\n" .. result.content[1].text)
 if fixture then
   -- What the model received: the server's system prompt and message.
   local request = fixture.requests()[1]
-  print("\nThe model received: system = " .. mcp.json.encode(request.messages[1].content)
-    .. ", user = " .. mcp.json.encode(request.messages[2].content))
+  local function text_of(content)
+    if type(content) == "string" then return content end
+    local parts = {}
+    for _, part in ipairs(content) do parts[#parts + 1] = part.text end
+    return table.concat(parts)
+  end
+  print(("\nThe model received: system %q, user %q"):format(
+    text_of(request.messages[1].content), text_of(request.messages[2].content)))
 end

@@ -118,14 +118,16 @@ end
 
 --- syntax: llm, fixture, label = llm_fixture.model(turns, opts?) -- in a task
 --- The model an example talks to: a real provider when OPENAI_API_KEY or
---- ANTHROPIC_API_KEY is set (and opts.real ~= false), otherwise the
+--- ANTHROPIC_API_KEY is set, or OPENAI_BASE_URL alone (a local server
+--- that needs no key), and opts.real ~= false; otherwise the
 --- fixture started with turns (the OpenAI wire format, or Anthropic's
 --- with opts.provider = "anthropic"). label says which, for people.
 --- opts: provider, model, vars (for the script), stream, real.
 function M.model(turns, opts)
   opts = opts or {}
   local llm_mod = require "mcp.llm"
-  if opts.real ~= false and (set("OPENAI_API_KEY") or set("ANTHROPIC_API_KEY")) then
+  if opts.real ~= false and (set("OPENAI_API_KEY") or set("OPENAI_BASE_URL")
+      or set("ANTHROPIC_API_KEY")) then
     local llm = assert(llm_mod.from_env{ model = opts.model, stream = opts.stream })
     return llm, nil, ("%s, model %s at %s (from the environment)"):format(
       llm.provider, tostring(llm.model), tostring(llm.base_url or "its default URL"))

@@ -34,13 +34,17 @@ function M.llm_from(opts)
   local o = { model = opts.model }
   if opts.provider then
     local key = KEY_OF[opts.provider]
-    if not set(key) then
+    -- A local OpenAI-compatible server (Ollama, llama.cpp) may need no key.
+    local local_server = opts.provider == "openai" and set("OPENAI_BASE_URL")
+    if not set(key) and not local_server then
       return nil, ("--provider %s needs %s (and %s for another server)"):format(
         opts.provider, key, (key:gsub("API_KEY$", "BASE_URL")))
     end
     return require("mcp.llm")[opts.provider](o)
   end
-  if not set("OPENAI_API_KEY") and not set("ANTHROPIC_API_KEY") then return nil, NO_KEY end
+  if not set("OPENAI_API_KEY") and not set("OPENAI_BASE_URL") and not set("ANTHROPIC_API_KEY") then
+    return nil, NO_KEY
+  end
   local llm, err = require("mcp.llm").from_env(o)
   if not llm then return nil, err or NO_KEY end
   return llm
