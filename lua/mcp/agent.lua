@@ -286,8 +286,12 @@ end
 -- request's handle, so that the deadline can cancel it.
 function Agent:_run_call(call, entry, handles, i)
   if self.on_tool_call then
+    -- Only a result (a table, or text) replaces the call: a hook that
+    -- merely logs may return whatever its last call returned.
     local replaced = self.on_tool_call(call)
-    if replaced ~= nil then return lua_tool_result(replaced) end
+    if type(replaced) == "table" or type(replaced) == "string" then
+      return lua_tool_result(replaced)
+    end
   end
   if not entry then
     return error_result(("no tool named %q; use one of the tools offered"):format(
