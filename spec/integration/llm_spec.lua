@@ -174,7 +174,9 @@ for _, provider in ipairs { "openai", "anthropic" } do
       with_model(provider, turns, nil, function(llm, server)
         local retries = {}
         local started = core.now()
+        -- (streamed for one provider: the error body is read, not parsed as events)
         local reply = assert(llm:chat{ messages = { { role = "user", content = "Hi" } },
+          stream = provider == "anthropic",
           on_retry = function(err, delay) retries[#retries + 1] = { err, delay } end })
         local waited = core.now() - started
         assert.equal("Done.", reply.text)
@@ -189,7 +191,8 @@ for _, provider in ipairs { "openai", "anthropic" } do
     it("gives up on a 500 after max_retries with the provider's message", function()
       local boom = { error = { status = 500, message = "The server exploded" } }
       with_model(provider, { boom, boom, boom, { text = "never" } }, { max_retries = 2 }, function(llm, server)
-        local reply, err = llm:chat{ messages = { { role = "user", content = "Hi" } } }
+        local reply, err = llm:chat{ messages = { { role = "user", content = "Hi" } },
+                                     stream = provider == "openai" }
         assert.is_nil(reply)
         assert.equal("EHTTP", err.code)
         assert.equal(500, err.status)
@@ -227,6 +230,59 @@ for _, provider in ipairs { "openai", "anthropic" } do
         end)
       end)
     end
+
+    it("reports an error event in the middle of a stream as EHTTP", function()
+      local turns = { { text = "one two three four five six",
+                        stream_error = { status = 529, message = "Overloaded right now" } } }
+      with_model(provider, turns, nil, function(llm)
+        local texts = {}
+        local reply, err = llm:chat{ messages = { { role = "user", content = "Hi" } }, stream = true,
+          on_delta = function(d) texts[#texts + 1] = d.text end }
+        assert.is_nil(reply)
+        assert.equal("EHTTP", err.code)
+        assert.matches("Overloaded right now", err.message, 1, true)
+        if provider == "anthropic" then
+          assert.equal("overloaded_error", err.type)
+          assert.equal(529, err.status)
+        end
+        assert.is_true(#texts >= 1)   -- what came before the error was delivered
+      end)
+    end)
+
+    it("stops waiting at its timeout with ETIMEDOUT", function()
+      with_model(provider, { { text = "late", delay = 5000 } }, { timeout = 0.5 }, function(llm)
+        local started = core.now()
+        local reply, err = llm:chat{ messages = { { role = "user", content = "Hi" } } }
+        assert.is_nil(reply)
+        assert.equal("ETIMEDOUT", err.code)
+        assert.is_true(core.now() - started < 2000)
+      end)
+    end)
+
+    it("sends tool_choice, images and a system prompt in the provider's form", function()
+      local image = { type = "image", data = "iVBORw0KGgo=", mimeType = "image/png" }
+      with_model(provider, { { text = "a" }, { text = "b" } }, nil, function(llm, server)
+        assert(llm:chat{ system = "Sys.", tools = { SUM }, tool_choice = { name = SUM.name },
+          messages = { { role = "user", content = { { type = "text", text = "Look:" }, image } } } })
+        assert(llm:chat{ tools = { SUM }, tool_choice = "required",
+          messages = { { role = "user", content = "x" } } })
+        local sent = received(server)
+        if provider == "openai" then
+          assert.same({ role = "system", content = "Sys." }, sent[1].messages[1])
+          assert.same({ type = "function", ["function"] = { name = SUM.name } }, sent[1].tool_choice)
+          assert.same({ { type = "text", text = "Look:" },
+            { type = "image_url", image_url = { url = "data:image/png;base64,iVBORw0KGgo=" } } },
+            sent[1].messages[2].content)
+          assert.equal("required", sent[2].tool_choice)
+        else
+          assert.equal("Sys.", sent[1].system)
+          assert.same({ type = "tool", name = SUM.name }, sent[1].tool_choice)
+          assert.same({ type = "image", source = { type = "base64", media_type = "image/png",
+            data = "iVBORw0KGgo=" } }, sent[1].messages[1].content[2])
+          assert.same({ type = "any" }, sent[2].tool_choice)
+        end
+      end)
+    end)
 
     it("reports a wrong API key as EHTTP 401 without the key", function()
       local secret = "sk-wrong-" .. provider .. "-0123456789"
@@ -275,6 +331,48 @@ describe("mcp.llm.openai specifics", function()
         assert.same({ input_tokens = 7, output_tokens = 5 }, reply.usage)
         assert.is_true(received(server)[1].stream_options.include_usage)
       end)
+  end)
+end)
+
+describe("mcp.llm without a server", function()
+  it("retries a refused connection (nothing was sent), then says ECONNECT", function()
+    run_async(function()
+      -- a port that was just free: nothing listens there
+      local server = fixture.http_server("llm", {})
+      local url = server.url("/v1")
+      server.stop()
+      local llm = mcp.llm.openai{ base_url = url, max_retries = 1 }
+      local reply, err = llm:chat{ messages = { { role = "user", content = "Hi" } } }
+      assert.is_nil(reply)
+      assert.equal("ECONNECT", err.code)
+      assert.equal(2, err.attempts)
+    end)
+  end)
+
+  it("takes its configuration from the environment", function()
+    local function run(env, code)
+      local cmd = ("env -u OPENAI_API_KEY -u OPENAI_BASE_URL -u ANTHROPIC_API_KEY -u ANTHROPIC_BASE_URL %s "
+        .. "lua5.4 -e 'package.path=\"./lua/?.lua;./lua/?/init.lua;\"..package.path "
+        .. "package.cpath=\"build/?.so;\"..package.cpath local mcp=require\"mcp\" %s' 2>&1"):format(env, code)
+      local p = assert(io.popen(cmd))
+      local out = p:read("a")
+      p:close()
+      return out
+    end
+    local show = "local l, e = mcp.llm.from_env() "
+      .. "print(l and (l.provider..\" \"..l.base_url..\" \"..l.model) or e.code)"
+    assert.equal("ENOENT\n", run("", show))
+    assert.equal("openai https://api.openai.com/v1 gpt-4o-mini\n", run("OPENAI_API_KEY=k1", show))
+    assert.equal("openai http://127.0.0.1:11434/v1 gpt-4o-mini\n",
+      run("OPENAI_BASE_URL=http://127.0.0.1:11434/v1/", show))
+    assert.equal("anthropic https://api.anthropic.com claude-sonnet-4-5\n", run("ANTHROPIC_API_KEY=k2", show))
+    assert.equal("anthropic http://proxy.example/x claude-sonnet-4-5\n",
+      run("ANTHROPIC_API_KEY=k2 ANTHROPIC_BASE_URL=http://proxy.example/x", show))
+    -- the key is kept, but not as a field of the object
+    local fields = run("OPENAI_API_KEY=sk-env-secret",
+      "local t = {} for k, v in pairs(mcp.llm.from_env()) do t[#t+1] = k .. \"=\" .. tostring(v) end "
+      .. "print(table.concat(t, \" \"))")
+    assert.is_nil(fields:find("sk-env-secret", 1, true))
   end)
 end)
 
