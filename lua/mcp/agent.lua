@@ -240,8 +240,10 @@ function Agent:_resource_text(r)
   if not result then return ("%s\n\n(could not be read: %s)"):format(head, tostring(err)) end
   local texts = {}
   for _, c in ipairs(result.contents or {}) do
-    for _, b in ipairs(resource_blocks(c)) do
-      texts[#texts + 1] = b.text or "[image not shown]"
+    if type(c.text) == "string" then      -- the heading already names it
+      texts[#texts + 1] = c.text
+    else
+      texts[#texts + 1] = resource_blocks(c)[1].text or "[image not shown]"
     end
   end
   return head .. "\n\n" .. table.concat(texts, "\n\n")
