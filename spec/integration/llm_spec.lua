@@ -284,6 +284,51 @@ for _, provider in ipairs { "openai", "anthropic" } do
       end)
     end)
 
+    it("passes a tool result's image as the provider can take it", function()
+      local image = { type = "image", data = "R0lGODlh", mimeType = "image/gif" }
+      with_model(provider, { { text = "seen" } }, nil, function(llm, server)
+        assert(llm:chat{ messages = {
+          { role = "user", content = "Draw" },
+          { role = "assistant", content = { { type = "tool_call", id = "c1", name = "draw", arguments = {} } } },
+          { role = "user", content = { { type = "tool_result", tool_call_id = "c1",
+            content = { { type = "text", text = "drawn" }, image } } } } } })
+        local m = received(server)[1].messages
+        if provider == "openai" then
+          -- a tool message takes text only: the image follows in a user message
+          assert.same({ role = "tool", tool_call_id = "c1", content = "drawn" }, m[3])
+          assert.equal("user", m[4].role)
+          assert.same({ type = "image_url", image_url = { url = "data:image/gif;base64,R0lGODlh" } },
+                      m[4].content[2])
+          assert.equal("{}", m[2].tool_calls[1]["function"].arguments)
+        else
+          assert.same({ { type = "text", text = "drawn" }, { type = "image", source = {
+            type = "base64", media_type = "image/gif", data = "R0lGODlh" } } }, m[3].content[1].content)
+        end
+      end)
+    end)
+
+    it("lets an error raised by on_delta through, and stops the stream", function()
+      with_model(provider, { { text = "one two three" } }, nil, function(llm)
+        local ok, err = pcall(llm.chat, llm, { messages = { { role = "user", content = "Hi" } },
+          stream = true, on_delta = function() error("the caller's own error", 0) end })
+        assert.is_false(ok)
+        assert.equal("the caller's own error", err)
+      end)
+    end)
+
+    for _, stream in ipairs { false, true } do
+      it("reports tool call arguments that are not a JSON object as EPROTO naming the call"
+         .. (stream and ", streamed" or ""), function()
+        local turns = { { tool_calls = { { name = "everything_echo", arguments_text = '{"message": "unfinished' } } } }
+        with_model(provider, turns, nil, function(llm)
+          local reply, err = llm:chat{ messages = { { role = "user", content = "Hi" } }, stream = stream }
+          assert.is_nil(reply)
+          assert.equal("EPROTO", err.code)
+          assert.matches("everything_echo", err.message, 1, true)
+        end)
+      end)
+    end
+
     it("reports a wrong API key as EHTTP 401 without the key", function()
       local secret = "sk-wrong-" .. provider .. "-0123456789"
       with_model(provider, { { text = "unreachable" } }, { api_key = secret, max_retries = 3 }, function(llm, server)

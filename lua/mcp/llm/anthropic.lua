@@ -23,7 +23,10 @@ M.VERSION = "2023-06-01"
 --- https://api.anthropic.com), api_key ($ANTHROPIC_API_KEY), headers,
 --- timeout (seconds, retries included; 120), max_retries (3), stream
 --- (false), max_tokens (4096), temperature, connect_timeout.
-function M.new(opts) return provider.new(M, opts) end
+function M.new(opts)
+  local llm = provider.new(M, opts)   -- not a tail call: errors name the caller's line
+  return llm
+end
 
 M.chat = provider.chat
 M.completion = answer.message

@@ -53,7 +53,8 @@ function M.message(doc)
       content[#content + 1] = { type = "text", text = b.text }
     elseif b.type == "tool_use" then
       if not str(b.id) or not str(b.name) or type(b.input) ~= "table" or is_list(b.input) then
-        return bad(("content[%d]: a tool_use block needs id, name and an input object"):format(i - 1))
+        return bad(("content[%d]: tool_use %s (%s): a tool_use block needs id, name and an input object")
+          :format(i - 1, tostring(b.name), tostring(b.id)))
       end
       content[#content + 1] = { type = "tool_call", id = b.id, name = b.name, arguments = b.input }
     end   -- thinking and other block types are not part of the neutral reply
