@@ -10,7 +10,9 @@
 // phases and stop it after. It prints a table (phase | floor | luamcp | TS SDK |
 // luamcp vs TS | target | met) and writes the same figures as JSON.
 // Then (target "host") `luamcp list` over --host-servers configured stdio
-// servers against one (tools/bench/host_list.mjs).
+// servers against one (tools/bench/host_list.mjs), and (target "agent")
+// the agent loop's own cost per turn with --agent-servers servers of
+// --agent-tools tools each (tools/bench/agent_loop.mjs).
 // There are no timing assertions: the exit status is 0 when every phase
 // completed and produced its figures, 1 otherwise.
 import { spawn, spawnSync } from "node:child_process";
@@ -19,6 +21,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { hostListPhase } from "./host_list.mjs";
+import { agentLoopPhase } from "./agent_loop.mjs";
 
 // ---- options ----------------------------------------------------------------
 
@@ -38,6 +41,9 @@ const opts = {
   rounds: 3,                         // runs of each program, taking turns
   hostServers: 20,                   // the host phase: servers in the config
   hostReps: 3,                       // and runs of `luamcp list` (the best kept)
+  agentServers: 5,                   // the agent phase: servers,
+  agentTools: 20,                    // tools on each,
+  agentRuns: 300,                    // agent runs (of 5 turns) per round
 };
 {
   const argv = process.argv.slice(2);
@@ -246,7 +252,8 @@ const results = {
   params: { rounds: opts.rounds, calls: opts.calls, inflight_calls: opts.inflightCalls,
     concurrency: opts.concurrency, connect_reps: opts.connectReps,
     tools: opts.tools, list_reps: opts.listReps, cold_reps: opts.coldReps,
-    host_servers: opts.hostServers, host_reps: opts.hostReps },
+    host_servers: opts.hostServers, host_reps: opts.hostReps,
+    agent_servers: opts.agentServers, agent_tools: opts.agentTools, agent_runs: opts.agentRuns },
   targets: {},
 };
 
@@ -298,6 +305,14 @@ if (opts.targets === "all" || opts.targets.split(",").includes("host")) {
   process.stderr.write(`${opts.label}: target host\n`);
   results.host_list = hostListPhase({ root, luamcp, fixture, coldtime, peakrss,
     servers: opts.hostServers, reps: opts.hostReps, failures });
+}
+
+// The agent (issue 15): the loop's own cost per turn.
+if (opts.targets === "all" || opts.targets.split(",").includes("agent")) {
+  process.stderr.write(`${opts.label}: target agent\n`);
+  results.agent_loop = agentLoopPhase({ root, luamcp, fixture,
+    cpath: path.join(bdir, "bench"), servers: opts.agentServers, tools: opts.agentTools,
+    runs: opts.agentRuns, rounds: opts.rounds, failures });
 }
 
 // ---- the table --------------------------------------------------------------------
@@ -388,6 +403,14 @@ if (results.host_list !== undefined) {
   row("host", `peak RSS, ${n} servers`, "MB", "lower", null, H && H.peak_rss_kb / 1024, null);
   row("host", "peak RSS per connected server", "KB", "lower", null, get(H, ["peak_rss_kb_per_server"]), null);
   row("host", "RSS added per server", "KB", "lower", null, get(H, ["added_rss_kb_per_server"]), null);
+}
+if (results.agent_loop !== undefined) {
+  const A = results.agent_loop;
+  const what = `${opts.agentServers * opts.agentTools} tools from ${opts.agentServers} servers`;
+  row("agent", `turn, own overhead, ${what}`, "µs", "lower", null, get(A, ["own_turn_us"]), null);
+  row("agent", "turn with its tool round trip", "µs", "lower", null, get(A, ["turn_us"]), null);
+  row("agent", "tool round trip alone", "µs", "lower", null, get(A, ["tool_call_us"]), null);
+  row("agent", "request body per turn", "KB", "lower", null, get(A, ["request_kb"]), null);
 }
 results.rows = rows;
 

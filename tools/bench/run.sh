@@ -20,8 +20,10 @@
 #   extra options go to the driver (e.g. --calls 5000, --rounds 5 (the
 #   programs take turns this many times and each figure is the best of
 #   them; 3 by default, 1 in the smoke run), or --targets http,http-sse
-#   for some of stdio, http, http-sse, host; --host-servers 20 and
-#   --host-reps 3 for the host phase, `luamcp list` over many servers).
+#   for some of stdio, http, http-sse, host, agent; --host-servers 20 and
+#   --host-reps 3 for the host phase, `luamcp list` over many servers;
+#   --agent-servers 5, --agent-tools 20 and --agent-runs 300 for the agent
+#   loop's own cost per turn, bench/agent_bench.lua).
 set -eu
 cd "$(dirname "$0")/../.."
 BUILD_DIR="${BUILD_DIR:-build}"
@@ -80,7 +82,7 @@ if [ "$smoke" = 1 ]; then
   node tools/bench/driver.mjs --build-dir "$BUILD_DIR" --label bench-smoke \
     --out bench/results/smoke.json --calls 300 --inflight-calls 300 \
     --connect-reps 3 --tools 200 --list-reps 2 --cold-reps 2 --rounds 1 \
-    --host-reps 1 "$@"
+    --host-reps 1 --agent-runs 20 "$@"
   echo "bench-smoke: ok"
 else
   node tools/bench/driver.mjs --build-dir "$BUILD_DIR" --label bench "$@"
