@@ -297,8 +297,9 @@ print("ANSWERS " .. one.servers.a.command[2] .. " " .. two.servers.a.command[2]
   .. " restored=" .. tostring(stty() == before))
 ]]):format(root, root, os.getenv("MCP_BUILD_DIR") and root .. "/" .. os.getenv("MCP_BUILD_DIR")
       or root .. "/build"))
-    local p = assert(io.popen(("printf 'hunter2\\n' | timeout 10 script -qec 'lua5.4 %s' /dev/null 2>&1")
-      :format(program)))
+    -- MCP_LUA: the lua5.4 that loads this build's core.so (ASan preloaded).
+    local p = assert(io.popen(("printf 'hunter2\\n' | timeout 10 script -qec '%s %s' /dev/null 2>&1")
+      :format(os.getenv("MCP_LUA") or "lua5.4", program)))
     local out = p:read("a"):gsub("\r", "")
     p:close()
     assert.matches("Your API key: ", out, 1, true)
