@@ -421,6 +421,20 @@ describe("mcp.llm without a server", function()
   end)
 end)
 
+describe("mcp.llm tool definitions", function()
+  it("refuses a tool name the APIs would refuse", function()
+    for _, provider in ipairs { "openai", "anthropic" } do
+      local llm = mcp.llm[provider]{ api_key = "x" }
+      assert.equal(1, #llm:tool_definitions{ { name = "fs_read-file_2" } })
+      for _, bad in ipairs { "has space", "", ("x"):rep(65), "dot.name", "é" } do
+        local ok, err = pcall(llm.tool_definitions, llm, { { name = bad } })
+        assert.is_false(ok)
+        assert.matches("bad tool name", err)
+      end
+    end
+  end)
+end)
+
 describe("mcp.llm.openai strict mode", function()
   local strict = require "mcp.llm.strict"
 

@@ -81,6 +81,7 @@ end
 function M.tools(tools)
   local defs = array()
   for _, tool in ipairs(tools) do
+    reply.check_tool_name("anthropic", tool.name)
     defs[#defs + 1] = { name = tool.name, description = tool.description,
       input_schema = tool.input_schema or tool.inputSchema or { type = "object", properties = {} } }
   end

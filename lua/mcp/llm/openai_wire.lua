@@ -99,6 +99,7 @@ local EMPTY_OBJECT_SCHEMA = { type = "object", properties = {} }
 function M.tools(tools, strict)
   local defs = array()
   for _, tool in ipairs(tools) do
+    reply.check_tool_name("openai", tool.name)
     local fn = { name = tool.name, description = tool.description,
                  parameters = tool.input_schema or tool.inputSchema or EMPTY_OBJECT_SCHEMA }
     if strict then

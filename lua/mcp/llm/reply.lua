@@ -46,6 +46,15 @@ function M.arguments(provider, call, text)
   return value
 end
 
+--- syntax: reply.check_tool_name(provider, name)
+--- Raises unless name is a function name both APIs take:
+--- ^[a-zA-Z0-9_-]{1,64}$ (mcp.host's server_tool names are).
+function M.check_tool_name(provider, name)
+  if type(name) ~= "string" or #name < 1 or #name > 64 or name:find("[^%w_%-]") then
+    error(("bad tool name %q for %s (1 to 64 of a-z A-Z 0-9 _ -)"):format(tostring(name), provider), 4)
+  end
+end
+
 --- syntax: err = reply.malformed(provider, where, what)
 --- The EPROTO error of an answer or chunk that is not as documented.
 function M.malformed(provider, where, what)
