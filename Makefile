@@ -85,6 +85,10 @@ demo: deps build
 	LUAMCP_NODE_MODULES=$(abspath $(NPM_PREFIX))/node_modules \
 	  $(BUILD_DIR)/luamcp run examples/agent_demo.lua
 
+# examples/embed_loop.lua (run by the examples' spec) polls luamcp's fd
+# with LuaSocket's select: plain Lua has no poll().
+APT_PACKAGES += lua-socket
+
 # The first look at one server: its info, instructions, tools, two calls.
 tour: deps build
 	$(BUILD_DIR)/luamcp run examples/tour.lua node $(EVERYTHING) stdio

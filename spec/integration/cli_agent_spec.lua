@@ -2,7 +2,8 @@
 -- LLM fixture (spec/fixtures/llm.js), pointed at it the way users point
 -- them at any OpenAI- or Anthropic-compatible server: OPENAI_BASE_URL /
 -- ANTHROPIC_BASE_URL and a key. Piped: plain requests, the answer alone
--- on stdout, tool activity on stderr; --stream; the Anthropic provider;
+-- on stdout, tool activity on stderr; --stream; on a terminal,
+-- streaming as the text comes; the Anthropic provider;
 -- no key: one line saying what to set; --max-turns; a conversation kept
 -- across the lines of luamcp chat; Ctrl-C during a tool call.
 local mcp = require "mcp"
@@ -115,6 +116,25 @@ describe("luamcp agent", function()
       assert.equal(2, #reqs)
       assert.is_true(reqs[1].stream)
       assert.is_true(reqs[2].stream)
+    end, 60)
+  end)
+
+  it("on a terminal: streams without being asked, text and tool calls as they come", function()
+    run_async(function()
+      local llm <close> = llm_fixture(SUM_SCRIPT)
+      -- script(1) gives luamcp a pseudo-terminal for stdout and stderr.
+      local code, out, err = run(openai_env(llm), "script -qfec "
+        .. q(agent("--quiet 'add 2 and 3'")) .. " /dev/null </dev/null")
+      assert.equal(0, code, err)
+      out = out:gsub("\r", "")
+      assert.matches("luamcp: openai model gpt%-[^\n]*, %d+ tools\n", out)
+      -- The first turn's text, its line ended before the tool activity,
+      -- then the tool call and its result, then the answer.
+      assert.matches("Adding.\ncall everything_get%-sum {[^\n]*}\ndone everything_get%-sum: "
+        .. "The sum of 2 and 3 is 5%.\nThe sum is The sum of 2 and 3 is 5%.\n", out)
+      local reqs = requests(llm)
+      assert.equal(2, #reqs)
+      assert.is_true(reqs[1].stream)
     end, 60)
   end)
 
