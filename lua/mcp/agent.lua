@@ -17,49 +17,6 @@ M.Agent, M.Agent_mt = Agent, Agent_mt
 
 local DEFAULT_MAX_TURNS = 10
 
--- ---- running things in parallel, within a deadline ----------------------------
-
--- Runs every job (a function) in a task of its own and waits until all
--- have returned or the deadline (core.now() milliseconds; nil: none)
--- passes. Returns the list of what each job returned (as a table.pack),
--- and true when the deadline cut the wait short. on_deadline() runs first
--- then (to cancel requests cleanly); the jobs still running are killed
--- (also when the caller's own task is killed while it waits). A job that
--- raises makes this raise, in the caller's task.
-local function run_all(jobs, deadline, on_deadline)
-  local outcomes, failures, tasks = {}, {}, {}
-  local left = #jobs
-  local timer
-  local _ <close> = setmetatable({}, { __close = function()
-    if timer then timer:stop() end
-    for _, co in ipairs(tasks) do task.kill(co) end
-  end })
-  local timed_out = false
-  if left > 0 then
-    timed_out = task.await(function(done)
-      for i, job in ipairs(jobs) do
-        tasks[i] = task.spawn(function()
-          local packed = table.pack(pcall(job))
-          if packed[1] then
-            outcomes[i] = table.pack(table.unpack(packed, 2, packed.n))
-          else
-            failures[#failures + 1] = packed[2]
-          end
-          left = left - 1
-          if left == 0 then done(false) end
-        end)
-      end
-      if left > 0 and deadline then
-        timer = core.timer(math.max(0, deadline - core.now()), function() done(true) end)
-      end
-      return true
-    end)
-  end
-  if timed_out and on_deadline then on_deadline() end
-  if failures[1] ~= nil then error(failures[1], 0) end
-  return outcomes, timed_out
-end
-
 local function deadline_error()
   return errors.new("ETIMEDOUT", "the agent's deadline passed")
 end
@@ -279,7 +236,7 @@ function Agent:_ask(tools, system, deadline)
   local request = { messages = self.messages, system = system,
     tools = #tools > 0 and tools or nil, stream = self.stream, on_delta = self.on_delta,
     max_tokens = self.max_tokens, temperature = self.temperature }
-  local outcomes, timed_out = run_all({ function() return self.llm:chat(request) end }, deadline)
+  local outcomes, timed_out = task.all({ function() return self.llm:chat(request) end }, deadline)
   if timed_out then return nil, deadline_error() end
   return outcomes[1][1], outcomes[1][2]
 end
@@ -334,7 +291,7 @@ function Agent:_run_calls(calls, index, deadline)
       return result
     end
   end
-  local outcomes, timed_out = run_all(jobs, deadline, function()
+  local outcomes, timed_out = task.all(jobs, deadline, function()
     for _, req in pairs(handles) do req:cancel("the agent's deadline passed") end
   end)
   local blocks = {}

@@ -147,6 +147,48 @@ function M.sleep(seconds)
   end)
 end
 
+--- syntax: outcomes, timed_out = task.all(jobs, deadline?, on_deadline?)
+--- Runs every job (a function) in a task of its own and waits until all
+--- have returned or the deadline (core.now() milliseconds; nil: none)
+--- passes. outcomes[i] is what job i returned (a table.pack); timed_out is
+--- true when the deadline cut the wait short: on_deadline() runs first
+--- then (to cancel requests cleanly), and the jobs still running are
+--- killed (also when the caller's own task is killed while it waits). A
+--- job that raises makes this raise, in the caller's task.
+function M.all(jobs, deadline, on_deadline)
+  local outcomes, failures, tasks = {}, {}, {}
+  local left = #jobs
+  local timer
+  local _ <close> = setmetatable({}, { __close = function()
+    if timer then timer:stop() end
+    for _, co in ipairs(tasks) do M.kill(co) end
+  end })
+  local timed_out = false
+  if left > 0 then
+    timed_out = M.await(function(done)
+      for i, job in ipairs(jobs) do
+        tasks[i] = M.spawn(function()
+          local packed = table.pack(pcall(job))
+          if packed[1] then
+            outcomes[i] = table.pack(table.unpack(packed, 2, packed.n))
+          else
+            failures[#failures + 1] = packed[2]
+          end
+          left = left - 1
+          if left == 0 then done(false) end
+        end)
+      end
+      if left > 0 and deadline then
+        timer = core.timer(math.max(0, deadline - core.now()), function() done(true) end)
+      end
+      return true
+    end)
+  end
+  if timed_out and on_deadline then on_deadline() end
+  if failures[1] ~= nil then error(failures[1], 0) end
+  return outcomes, timed_out
+end
+
 -- Hooks run when the last task has ended (or one failed), before the loop
 -- is drained: client.lua closes the connections left open.
 local at_end = {}

@@ -144,3 +144,51 @@ describe("a timer started after Lua ran outside the loop for a while", function(
     assert.is_true(slept >= 490, "slept " .. slept .. " ms after t0")
   end)
 end)
+
+describe("task.all", function()
+  local core = require "mcp.core"
+  local mcp = require "mcp"
+  local task = require "mcp.task"
+
+  it("runs the jobs side by side and gives what each returned", function()
+    local outcomes, timed_out, took
+    mcp.run(function()
+      local t0 = core.now()
+      outcomes, timed_out = task.all{
+        function() mcp.sleep(0.2) return "a", 1 end,
+        function() mcp.sleep(0.2) return "b" end,
+      }
+      took = core.now() - t0
+    end)
+    assert.is_false(timed_out)
+    assert.same({ "a", 1, n = 2 }, outcomes[1])
+    assert.same({ "b", n = 1 }, outcomes[2])
+    assert.is_true(took < 390, "took " .. took .. " ms: not side by side")
+  end)
+
+  it("stops the jobs still running at the deadline, after on_deadline", function()
+    local outcomes, timed_out, order = nil, nil, {}
+    mcp.run(function()
+      outcomes, timed_out = task.all({
+        function() return "quick" end,
+        function()
+          local _ <close> = setmetatable({}, { __close = function() order[#order + 1] = "killed" end })
+          mcp.sleep(30)
+          order[#order + 1] = "woke"
+        end,
+      }, core.now() + 100, function() order[#order + 1] = "on_deadline" end)
+    end)
+    assert.is_true(timed_out)
+    assert.equal("quick", outcomes[1][1])
+    assert.is_nil(outcomes[2])
+    assert.same({ "on_deadline", "killed" }, order)
+  end)
+
+  it("raises a job's error in the caller's task", function()
+    local ok, err = mcp.prun(function()
+      task.all{ function() error("job failed", 0) end }
+    end)
+    assert.is_false(ok)
+    assert.matches("job failed", err)
+  end)
+end)

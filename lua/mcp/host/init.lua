@@ -25,18 +25,9 @@ local DEFAULT_STARTUP = 30     -- seconds per server
 -- Runs fn(item) for every item of list, each in a task of its own, and
 -- waits until all have returned.
 local function each_in_parallel(list, fn)
-  if #list == 0 then return end
-  local left = #list
-  task.await(function(done)
-    for _, item in ipairs(list) do
-      task.spawn(function()
-        fn(item)
-        left = left - 1
-        if left == 0 then done() end
-      end)
-    end
-    return true
-  end)
+  local jobs = {}
+  for i, item in ipairs(list) do jobs[i] = function() fn(item) end end
+  task.all(jobs)
 end
 
 -- The state a failed connect leaves: authorization has states of its own.
