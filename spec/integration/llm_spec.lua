@@ -397,8 +397,9 @@ describe("mcp.llm without a server", function()
   it("takes its configuration from the environment", function()
     local function run(env, code)
       local cmd = ("env -u OPENAI_API_KEY -u OPENAI_BASE_URL -u ANTHROPIC_API_KEY -u ANTHROPIC_BASE_URL %s "
-        .. "lua5.4 -e 'package.path=\"./lua/?.lua;./lua/?/init.lua;\"..package.path "
-        .. "package.cpath=\"build/?.so;\"..package.cpath local mcp=require\"mcp\" %s' 2>&1"):format(env, code)
+        .. "%s -e 'package.path=\"./lua/?.lua;./lua/?/init.lua;\"..package.path "
+        .. "package.cpath=\"%s/?.so;\"..package.cpath local mcp=require\"mcp\" %s' 2>&1"):format(
+          env, os.getenv("MCP_LUA") or "lua5.4", os.getenv("MCP_BUILD_DIR") or "build", code)
       local p = assert(io.popen(cmd))
       local out = p:read("a")
       p:close()
