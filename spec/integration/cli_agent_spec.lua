@@ -223,6 +223,25 @@ describe("luamcp agent", function()
     end, 60)
   end)
 
+  it("luamcp chat at a terminal reads each line through the loop, with a prompt", function()
+    run_async(function()
+      local llm <close> = llm_fixture{ SUM_SCRIPT[1], SUM_SCRIPT[2],
+        { text = "Second: {{last_tool_result}}" } }
+      -- The terminal hands luamcp one line per read; script(1) passes the
+      -- end of its input on as the terminal's end of file.
+      local code, out, err = run(openai_env(llm), "printf 'add 2 and 3\\nagain\\n' | script -qfec "
+        .. q(("%s chat --quiet --config %s"):format(LUAMCP, q(config))) .. " /dev/null")
+      assert.equal(0, code, err)
+      out = out:gsub("\r", "")
+      assert.matches("> Adding.\ncall everything_get%-sum", out)
+      assert.matches("The sum is The sum of 2 and 3 is 5%.\n\n> Second: The sum of 2 and 3 is 5%.\n", out)
+      local reqs = requests(llm)
+      assert.equal(3, #reqs)
+      assert.equal("again", reqs[3].messages[#reqs[3].messages].content)
+      assert.equal(5, #reqs[3].messages - 1)   -- the first exchange, then "again" (and the system)
+    end, 60)
+  end)
+
   it("Ctrl-C during a tool call shuts the servers down and exits 130", function()
     run_async(function()
       local llm <close> = llm_fixture{ { tool_calls = { {
