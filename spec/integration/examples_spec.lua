@@ -151,8 +151,9 @@ describe("examples", function()
 
   it("embed_loop.lua: a program's own loop steps luamcp and keeps ticking meanwhile", function()
     tested["embed_loop.lua"] = true
-    local code, out, err = run(("LUA_CPATH=%s lua5.4 examples/embed_loop.lua"):format(
-      q(BUILD .. "/?.so;;")))
+    -- MCP_LUA: lua5.4 with the sanitizers' runtime under make check-asan.
+    local code, out, err = run(("LUA_CPATH=%s %s examples/embed_loop.lua"):format(
+      q(BUILD .. "/?.so;;"), os.getenv("MCP_LUA") or "lua5.4"))
     assert.equal(0, code, err)
     assert_in_order(out, {
       "[mcp] connected to", "[mcp] get-sum -> The sum of 2 and 3 is 5.",
