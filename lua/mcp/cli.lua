@@ -25,7 +25,7 @@ SERVER is a name from the config file, a URL, or -- CMD ARGS (last).
   luamcp logout SERVER                  forget the server's tokens
   luamcp agent [AGENT OPTIONS] "PROMPT"  an agent: the model with every configured
                                         server's tools; the answer on stdout,
-                                        tool calls on stderr
+                                        tool calls on stderr (no PROMPT: stdin)
   luamcp chat [AGENT OPTIONS]           a conversation with that agent, a line a turn
   luamcp run SCRIPT.lua [ARGS...]       run a script as a task
   luamcp version | help

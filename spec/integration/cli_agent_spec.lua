@@ -105,6 +105,17 @@ describe("luamcp agent", function()
     end, 60)
   end)
 
+  it("reads the prompt from stdin when none is given", function()
+    run_async(function()
+      local llm <close> = llm_fixture(SUM_SCRIPT)
+      local code, out, err = run(openai_env(llm), "printf 'add 2\\nand 3\\n\\n' | " .. agent("--quiet"))
+      assert.equal(0, code, err)
+      assert.equal("The sum is The sum of 2 and 3 is 5.\n", out)
+      local first = requests(llm)[1]
+      assert.equal("add 2\nand 3", first.messages[#first.messages].content)
+    end, 60)
+  end)
+
   it("--stream: streaming requests, the text on stdout as it comes", function()
     run_async(function()
       local llm <close> = llm_fixture(SUM_SCRIPT)

@@ -202,7 +202,9 @@ end
 function M.agent(opts, words, command)
   if command then return fail("luamcp agent takes its servers from the config, not -- CMD") end
   local prompt = table.concat(words, " ")
-  if prompt == "" and not core.isatty(0) then prompt = io.stdin:read("a") or "" end
+  if prompt == "" and not core.isatty(0) then
+    prompt = (io.stdin:read("a") or ""):gsub("%s+$", "")
+  end
   if prompt:match("^%s*$") then
     return fail('usage: luamcp agent [--config FILE] [--model M] [--stream] "prompt"')
   end
