@@ -26,8 +26,7 @@ typedef struct {
   uv_stream_t *stream;
   lmcp_ctx_t *ctx;
   int cb_ref;
-  mcp_buf_t line;
-  char chunk[512];
+  char chunk[4096];
 } line_reader_t;
 
 static line_reader_t *reader;   /* one at a time: there is one stdin */
@@ -83,10 +82,37 @@ lmcp_file_uri(lua_State *L)
 static void
 reader_closed(uv_handle_t *h)
 {
-  line_reader_t *r = h->data;
+  free(h->data);
+}
 
-  mcp_buf_free(&r->line);
-  free(r);
+/* What stdin gave beyond the lines delivered so far (a pipe delivers
+ * many lines per read), kept for the next read_line; and whether stdin
+ * has ended. There is one stdin, so these are the process's. */
+static mcp_buf_t pending = { 0 };
+static int pending_ready, stdin_ended, pending_cut;
+
+/* Pushes the next whole line of pending (without its CR LF or LF) and
+ * drops it from pending; at the end of stdin, what is left, then nil.
+ * Returns 0 (pushing nothing) when no line is complete yet. */
+static int
+push_next_line(lua_State *L)
+{
+  const char *nl = pending.len > 0 ? memchr(pending.data, '\n', pending.len)
+                                   : NULL;
+  size_t len;
+
+  if (nl == NULL && !stdin_ended && !pending_cut)
+    return 0;
+  pending_cut = 0;
+  if (nl == NULL && pending.len == 0) {
+    lua_pushnil(L);
+    return 1;
+  }
+  len = nl != NULL ? (size_t) (nl - pending.data) : pending.len;
+  lua_pushlstring(L, pending.data,
+                  len > 0 && pending.data[len - 1] == '\r' ? len - 1 : len);
+  mcp_buf_consume(&pending, nl != NULL ? len + 1 : len);
+  return 1;
 }
 
 static int
@@ -97,17 +123,16 @@ deliver_line(lua_State *L)
 
   r->cb_ref = LUA_NOREF;
   lmcp_push_unref(L, &ref);
-  if (lua_toboolean(L, 2))
-    lua_pushlstring(L, r->line.data ? r->line.data : "", r->line.len);
-  else
+  if (!push_next_line(L))
     lua_pushnil(L);
   lua_call(L, 1, 0);
   return 0;
 }
 
-/* Ends the read: calls back with the line (or nil at EOF) and closes. */
+/* Ends the read: calls back with the line (or nil at the end) and
+ * closes. */
 static void
-finish(line_reader_t *r, int have_line)
+finish(line_reader_t *r)
 {
   lmcp_ctx_t *ctx = r->ctx;
 
@@ -116,8 +141,7 @@ finish(line_reader_t *r, int have_line)
   if (!ctx->closing) {
     lua_pushcfunction(ctx->L, deliver_line);
     lua_pushlightuserdata(ctx->L, r);
-    lua_pushboolean(ctx->L, have_line);
-    lmcp_pcall(ctx, 2, 0);
+    lmcp_pcall(ctx, 1, 0);
   }
   uv_close((uv_handle_t *) r->stream, reader_closed);
 }
@@ -132,26 +156,22 @@ on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
   buf->len = sizeof r->chunk;
 }
 
-/* Reads byte by byte up to the newline; what follows it stays unread
- * only in the kernel's terminal buffer sense: one line per call. */
+/* Keeps what arrived; a whole line ends the read. A line that outgrows
+ * pending ends the read too: what was kept is the line, the chunk that
+ * did not fit is dropped, rather than grow without bound. */
 static void
 on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
 {
   line_reader_t *r = s->data;
-  ssize_t i;
 
   if (nread < 0) {
-    finish(r, r->line.len > 0);
-    return;
-  }
-  for (i = 0; i < nread; i++) {
-    if (buf->base[i] == '\n') {
-      if (r->line.len > 0 && r->line.data[r->line.len - 1] == '\r')
-        r->line.len--;
-      finish(r, 1);
-      return;
-    }
-    mcp_buf_putc(&r->line, buf->base[i]); /* past the limit: dropped */
+    stdin_ended = 1;
+    finish(r);
+  } else if (mcp_buf_append(&pending, buf->base, (size_t) nread) != 0) {
+    pending_cut = 1;
+    finish(r);
+  } else if (memchr(buf->base, '\n', (size_t) nread) != NULL) {
+    finish(r);
   }
 }
 
@@ -165,18 +185,28 @@ lmcp_read_line(lua_State *L)
   luaL_checktype(L, 1, LUA_TFUNCTION);
   if (reader != NULL)
     return luaL_error(L, "read_line: stdin is already being read");
+  if (!pending_ready) {
+    mcp_buf_init(&pending, LINE_MAX_BYTES * 16);
+    pending_ready = 1;
+  }
+  /* A line already read (or the end): at once, without reading. */
+  lua_pushvalue(L, 1);
+  if (push_next_line(L)) {
+    lua_call(L, 1, 0);
+    lua_pushboolean(L, 1);
+    return 1;
+  }
+  lua_pop(L, 1);
   r = calloc(1, sizeof *r);
   if (r == NULL)
     return luaL_error(L, "out of memory");
   r->ctx = ctx;
-  mcp_buf_init(&r->line, LINE_MAX_BYTES);
   if (uv_guess_handle(0) == UV_TTY) {
     rc = uv_tty_init(&ctx->loop, &r->tty, 0, 1);
     r->stream = (uv_stream_t *) &r->tty;
   } else {
-    /* A copy of fd 0, so that closing the handle leaves stdin open. A
-     * pipe may deliver more than a line per read; the rest is dropped, so
-     * this reader is meant for people at terminals, one answer at a time. */
+    /* A copy of fd 0, so that closing the handle leaves stdin open. What
+     * a read brings beyond the line waits in pending for the next call. */
     int fd = dup(0);
 
     rc = uv_pipe_init(&ctx->loop, &r->pipe, 0);

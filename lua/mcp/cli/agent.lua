@@ -211,18 +211,16 @@ function M.agent(opts, words, command)
   return with_agent(opts, function(agent, out) return run_once(agent, prompt, out) end)
 end
 
--- The next line at the prompt, or nil at EOF. A terminal is read through
--- the loop (core.read_line), so that servers and signals are served while
--- the person types. A pipe is read with io.read, which blocks the loop
--- between turns: core.read_line reads a pipe in chunks and keeps only
--- the first line of each, which would lose the lines after it.
+-- The next line at the prompt, or nil at EOF, read through the loop
+-- (core.read_line), so that servers and signals are served meanwhile;
+-- a pipe's lines beyond the first of a read wait in the core for the
+-- next call.
 local function next_line(tty)
   if tty then
     io.stderr:write("> ")
     io.stderr:flush()
-    return task.await(function(done) return core.read_line(done) end)
   end
-  return io.stdin:read("l")
+  return task.await(function(done) return core.read_line(done) end)
 end
 
 --- luamcp chat [options as agent]: a conversation, one line a turn,
