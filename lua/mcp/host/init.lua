@@ -245,7 +245,7 @@ function Host:_session_began(rec)
 end
 
 function Host:_tools_changed(rec)
-  self._index = nil
+  self._shown_from = nil       -- worked out again at the next look
   if self._on_tools_changed then self._on_tools_changed(self, rec.name) end
 end
 
@@ -318,9 +318,29 @@ function Host:_connected()
   return list
 end
 
+-- The tool lists the shown tools come from: each connected server's (the
+-- client's table, or false), in config order.
+local function sources(self)
+  local list = {}
+  for _, rec in ipairs(self:_connected()) do list[#list + 1] = rec.client.tools or false end
+  return list
+end
+
+local function same_sources(a, b)
+  if a == nil or #a ~= #b then return false end
+  for i = 1, #a do
+    if a[i] ~= b[i] then return false end
+  end
+  return true
+end
+
 -- The tools the host shows, from the tool lists the clients hold: named,
--- filtered, and without a shadowed name. Sets the index host:call uses.
+-- filtered, and without a shadowed name; with the index host:call uses.
+-- Worked out again only when those lists changed (a server connected or
+-- went, or listed its tools again): an agent asks for them every turn.
 function Host:_shown_tools()
+  local from = sources(self)
+  if same_sources(self._shown_from, from) then return self._shown, self.collisions end
   local candidates = {}
   for _, rec in ipairs(self:_connected()) do
     for _, tool in ipairs(rec.client.tools or {}) do
@@ -340,6 +360,7 @@ function Host:_shown_tools()
     shown[i] = t
     index[e.name] = t
   end
+  self._shown, self._shown_from = shown, from
   self._index, self.collisions = index, collisions
   return shown, collisions
 end
@@ -361,7 +382,8 @@ function Host:tools()
     end
   end
   each_in_parallel(stale, list_tools)
-  return self:_shown_tools()
+  local shown, collisions = self:_shown_tools()
+  return table.move(shown, 1, #shown, 1, {}), collisions
 end
 
 -- The shown tool called name, or nil and ENOENT.
@@ -369,7 +391,8 @@ function Host:_find_tool(name)
   if type(name) ~= "string" then
     error("bad argument #1 to 'call' (string expected)", 3)
   end
-  if not self._index or not self._index[name] then self:tools() end
+  self:_shown_tools()
+  if not self._index[name] then self:tools() end
   local tool = self._index[name]
   if not tool then
     return nil, errors.new("ENOENT", ("no tool named %q"):format(name))
