@@ -257,7 +257,8 @@ function Agent:_run_call(call, entry, handles, i)
       tostring(call.name)))
   end
   if type(call.arguments) ~= "table" then
-    return error_result("the arguments are not a JSON object: " .. tostring(call.arguments))
+    return error_result(call.arguments_error
+      or ("the arguments are not a JSON object: " .. tostring(call.arguments)))
   end
   if entry.lua then
     local ok, value, err = pcall(entry.lua.handler, call.arguments,

@@ -290,6 +290,32 @@ describe("mcp.agent over real servers", function()
     end, 60)
   end)
 
+  it("tells the model when its arguments are not JSON, and goes on", function()
+    run_async(function()
+      local llm <close> = scripted_llm("openai", {
+        { tool_calls = {
+          { name = "everything_get-sum", arguments_text = '{"a": 1, "b": ' },
+          { name = "everything_get-sum", arguments = { a = 2, b = 2 } },
+        } },
+        { text = "Fixed: {{last_tool_result}}" },
+      })
+      local host <close> = three_servers(dir)
+      local agent = mcp.agent{ host = host, llm = llm.model }
+      assert.equal("Fixed: The sum of 2 and 2 is 4.", assert(agent:run("Add.")))
+      local second = llm.requests()[2]
+      local results = tool_results_in("openai", second)
+      -- OpenAI's tool messages carry no flag: the provider says "Error: ".
+      assert.matches("^Error: .*not a JSON object", results[1].text)
+      assert.equal("The sum of 2 and 2 is 4.", results[2].text)
+      -- The model sees what it sent, as it sent it.
+      local sent
+      for _, m in ipairs(second.messages) do
+        if m.role == "assistant" and m.tool_calls then sent = m.tool_calls[1]["function"].arguments end
+      end
+      assert.equal('{"a": 1, "b": ', sent)
+    end, 60)
+  end)
+
   it("stops at max_turns with a conversation that can go on", function()
     run_async(function()
       local sum = { name = "everything_get-sum", arguments = { a = 1, b = 2 } }

@@ -162,9 +162,7 @@ function M.stream(on_delta)
         content[#content + 1] = { type = "text", text = table.concat(b.parts) }
       elseif b.type == "tool_use" then
         local call = { type = "tool_call", id = b.id, name = b.name }
-        local args, err = reply.arguments(PROVIDER, call, table.concat(b.parts))
-        if not args then return nil, err end
-        call.arguments = args
+        reply.set_arguments(PROVIDER, call, table.concat(b.parts))
         content[#content + 1] = call
       end
     end

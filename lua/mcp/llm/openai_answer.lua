@@ -60,9 +60,7 @@ function M.completion(doc)
         return bad(("tool_calls[%d] lacks id, function.name or function.arguments"):format(i - 1))
       end
       local call = { type = "tool_call", id = c.id, name = fn.name }
-      local args, err = reply.arguments(PROVIDER, call, str(fn.arguments) or "")
-      if not args then return nil, err end
-      call.arguments = args
+      reply.set_arguments(PROVIDER, call, str(fn.arguments) or "")
       content[#content + 1] = call
     end
   end
@@ -163,9 +161,7 @@ function M.stream(on_delta)
           return nil, reply.malformed(PROVIDER, "the stream", ("tool call %d has no name"):format(i - 1))
         end
         local call = { type = "tool_call", id = c.id or ("call_" .. i), name = c.name }
-        local args, err = reply.arguments(PROVIDER, call, table.concat(c.parts))
-        if not args then return nil, err end
-        call.arguments = args
+        reply.set_arguments(PROVIDER, call, table.concat(c.parts))
         content[#content + 1] = call
       end
     end

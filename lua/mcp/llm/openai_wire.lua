@@ -60,7 +60,7 @@ local function assistant_message(msg)
     if b.type == "tool_call" then
       calls[#calls + 1] = { id = b.id, type = "function",
         ["function"] = { name = b.name,
-                         arguments = core.json_encode(b.arguments or {}) } }
+                         arguments = b.arguments_text or core.json_encode(b.arguments or {}) } }
     end
   end
   local text = text_of(msg.content)

@@ -31,6 +31,20 @@ function M.build(t)
   }
 end
 
+--- syntax: reply.set_arguments(provider, call, text)
+--- Sets call.arguments from their JSON text (an object; "" is {}). Text
+--- that is not a JSON object leaves call.arguments nil, with the reason in
+--- call.arguments_error and the text in call.arguments_text: the one call
+--- is wrong, not the reply, and an agent tells the model so (small
+--- models do write broken JSON now and then).
+function M.set_arguments(provider, call, text)
+  local args, err = M.arguments(provider, call, text)
+  call.arguments = args
+  if not args then
+    call.arguments_error, call.arguments_text = err.message, text
+  end
+end
+
 --- syntax: args, err = reply.arguments(provider, call, text)
 --- A tool call's arguments from their JSON text: an object ("" is {}).
 --- call = { id, name } names the call in the EPROTO error.
