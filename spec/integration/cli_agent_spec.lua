@@ -14,7 +14,7 @@ local CWD = io.popen("pwd"):read("l")
 local CLEAN_ENV = "env -u OPENAI_API_KEY -u OPENAI_BASE_URL -u ANTHROPIC_API_KEY "
   .. "-u ANTHROPIC_BASE_URL -u LUAMCP_CONFIG "
 
-local function q(s) return "'" .. tostring(s):gsub("'", "'\\''") .. "'" end
+local q = fixture.q
 
 local function write(path, text)
   local f = assert(io.open(path, "w"))
@@ -25,13 +25,7 @@ end
 -- Runs a shell command with a clean environment plus env (a string of
 -- NAME=value words); returns its exit code, stdout and stderr.
 local function run(env, cmd)
-  local errfile = os.tmpname()
-  local p = assert(io.popen(CLEAN_ENV .. env .. " sh -c " .. q(cmd) .. " 2>" .. errfile))
-  local out = p:read("a")
-  local _, _, code = p:close()
-  local err = fixture.slurp(errfile)
-  os.remove(errfile)
-  return code, out, err
+  return fixture.sh(CLEAN_ENV .. env .. " sh -c " .. q(cmd))
 end
 
 local function count_lines(s)

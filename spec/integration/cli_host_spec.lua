@@ -11,19 +11,11 @@ local LUAMCP = (os.getenv("MCP_BUILD_DIR") or "build") .. "/luamcp"
 local CWD = io.popen("pwd"):read("l")
 local LUAMCP_ABS = CWD .. "/" .. LUAMCP
 
-local function q(s) return "'" .. tostring(s):gsub("'", "'\\''") .. "'" end
+local q = fixture.q
 
 -- Runs a shell command (no LUAMCP_CONFIG but what cmd sets); returns its
 -- exit code, stdout and stderr.
-local function run(cmd)
-  local errfile = os.tmpname()
-  local p = assert(io.popen("unset LUAMCP_CONFIG; " .. cmd .. " 2>" .. errfile))
-  local out = p:read("a")
-  local _, _, code = p:close()
-  local err = fixture.slurp(errfile)
-  os.remove(errfile)
-  return code, out, err
-end
+local function run(cmd) return fixture.sh("unset LUAMCP_CONFIG; " .. cmd) end
 
 local function count_lines(s)
   local n = 0

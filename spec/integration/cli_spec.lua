@@ -5,17 +5,7 @@ local fixture = require "spec.support.fixture"
 local LUAMCP = (os.getenv("MCP_BUILD_DIR") or "build") .. "/luamcp"
 
 -- Runs a shell command; returns its exit code, stdout and stderr.
-local function run(cmd)
-  local errfile = os.tmpname()
-  local p = assert(io.popen(cmd .. " 2>" .. errfile))
-  local out = p:read("a")
-  local _, _, code = p:close()
-  local f = assert(io.open(errfile))
-  local err = f:read("a")
-  f:close()
-  os.remove(errfile)
-  return code, out, err
-end
+local run = fixture.sh
 
 local function count_lines(s)
   local n = 0

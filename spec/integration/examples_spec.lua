@@ -15,18 +15,10 @@ local CWD = io.popen("pwd"):read("l")
 local CLEAN_ENV = "env -u OPENAI_API_KEY -u OPENAI_BASE_URL -u ANTHROPIC_API_KEY "
   .. "-u ANTHROPIC_BASE_URL -u LUAMCP_CONFIG "
 
-local function q(s) return "'" .. tostring(s):gsub("'", "'\\''") .. "'" end
+local q = fixture.q
 
 -- Runs a shell command; returns its exit code, stdout and stderr.
-local function run(cmd)
-  local errfile = os.tmpname()
-  local p = assert(io.popen(CLEAN_ENV .. cmd .. " 2>" .. errfile))
-  local out = p:read("a")
-  local _, _, code = p:close()
-  local err = fixture.slurp(errfile)
-  os.remove(errfile)
-  return code, out, err
-end
+local function run(cmd) return fixture.sh(CLEAN_ENV .. cmd) end
 
 local function example(name, ...)
   local args = {}

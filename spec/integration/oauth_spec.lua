@@ -10,18 +10,12 @@ local fixture = require "spec.support.fixture"
 local LUAMCP = (os.getenv("MCP_BUILD_DIR") or "build") .. "/luamcp"
 local BROWSER = "spec/fixtures/oauth_browser.sh"
 
-local function q(s) return "'" .. tostring(s):gsub("'", "'\\''") .. "'" end
+local q = fixture.q
 
 -- Runs luamcp with the store under xdg; returns exit code, stdout, stderr.
 local function luamcp(xdg, args, env)
-  local errfile = os.tmpname()
-  local p = assert(io.popen(("XDG_DATA_HOME=%s %s %s %s 2>%s"):format(
-    q(xdg), env or "BROWSER=false", LUAMCP, args, q(errfile))))
-  local out = p:read("a")
-  local _, _, code = p:close()
-  local err = fixture.slurp(errfile)
-  os.remove(errfile)
-  return code, out, err
+  return fixture.sh(("XDG_DATA_HOME=%s %s %s %s"):format(
+    q(xdg), env or "BROWSER=false", LUAMCP, args))
 end
 
 local function stats(server)

@@ -4,7 +4,7 @@
 local LUA = os.getenv("MCP_LUA") or "lua5.4"
 local BUILD = os.getenv("MCP_BUILD_DIR") or "build"
 
-local function q(s) return "'" .. tostring(s):gsub("'", "'\\''") .. "'" end
+local q = require("spec.support.fixture").q
 
 local READER = [[
 package.path = "./lua/?.lua;./lua/?/init.lua;" .. package.path

@@ -9,7 +9,7 @@ local function sh(cmd)
   return ok, out, code
 end
 
-local function q(s) return "'" .. tostring(s):gsub("'", "'\\''") .. "'" end
+local q = require("spec.support.fixture").q
 
 local function write(path, text)
   local f = assert(io.open(path, "w"))

@@ -81,6 +81,21 @@ function M.slurp(path)
   return text
 end
 
+--- syntax: quoted = fixture.q(s) -- s as one word for sh
+function M.q(s) return "'" .. tostring(s):gsub("'", "'\\''") .. "'" end
+
+--- syntax: code, stdout, stderr = fixture.sh(cmd)
+--- Runs a shell command to its end and gives what it printed.
+function M.sh(cmd)
+  local errfile = os.tmpname()
+  local p = assert(io.popen(cmd .. " 2>" .. M.q(errfile)))
+  local out = p:read("a")
+  local _, _, code = p:close()
+  local err = M.slurp(errfile)
+  os.remove(errfile)
+  return code, out, err
+end
+
 --- The peak resident memory of this (the test) process, in KiB.
 function M.peak_rss_kb()
   for line in io.lines("/proc/self/status") do
