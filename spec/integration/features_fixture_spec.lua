@@ -47,6 +47,27 @@ describe("cancellation seen by the server", function()
   end)
 end)
 
+describe("closing a client with calls in flight", function()
+  it("tells the server they are cancelled before its input closes", function()
+    run_async(function()
+      local log = os.tmpname()
+      local client = assert(fixture.connect("cancel_observer", { args = { "--log", log } }))
+      local first, second = client:start_tool("slow", {}), client:start_tool("slow", {})
+      assert(client:ping())               -- both calls have gone out by now
+      client:close()                      -- waits until the server is gone
+      local _, err = first:wait()
+      assert.equal("ECLOSED", err.code)
+      local seen = {}
+      for line in fixture.slurp(log):gmatch("[^\n]+") do
+        local c = mcp.json.decode(line)
+        seen[c.requestId] = c.reason
+      end
+      os.remove(log)
+      assert.same({ [first.id] = "the client is closing", [second.id] = "the client is closing" }, seen)
+    end)
+  end)
+end)
+
 describe("progress notifications", function()
   it("reach only their own request and stop when it finishes", function()
     run_async(function()

@@ -1173,7 +1173,17 @@ void
 mcp_rpc_close(mcp_rpc_t *rpc)
 {
   mcp_error_t err;
+  pending_t *p;
+  size_t i;
 
+  /* The server hears that nothing it was asked for is waited for any
+   * more (a tool may stop its work), before its input closes. */
+  for (i = 0; rpc->open && i < rpc->nbuckets; i++) {
+    for (p = rpc->buckets[i]; p != NULL; p = p->next) {
+      if (!p->no_cancel && !p->held)
+        send_cancelled(rpc, p->id, "the client is closing");
+    }
+  }
   mcp_error_set(&err, MCP_ECLOSED, "connection closed by the client");
   mcp_rpc_abort(rpc, &err);
 }
