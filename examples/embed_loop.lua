@@ -2,24 +2,24 @@
 -- loop (a game, an editor, a GUI toolkit, a server of its own): luamcp
 -- does not take the loop over; the program asks it to do its share.
 --
--- What luamcp offers an embedder (mcp.core, the C core's libuv loop):
---   core.backend_fd()       a file descriptor that becomes readable when
+-- What luamcp offers an embedder (the C core's libuv loop):
+--   mcp.backend_fd()        a file descriptor that becomes readable when
 --                           luamcp has something to do (libuv's epoll fd):
 --                           poll it with the program's own descriptors
---   core.backend_timeout()  milliseconds until luamcp's next timer (a
+--   mcp.backend_timeout()   milliseconds until luamcp's next timer (a
 --                           request's timeout, a retry, mcp.sleep): -1 for
 --                           none, 0 when there is work already
---   core.run("nowait")      the step: runs whatever is ready, never blocks
---                           (callbacks resume the tasks waiting on them)
---   core.alive()            whether luamcp still has anything open or
---                           pending (a server shutting down, a timer)
+--   mcp.step()              runs whatever is ready, never blocks
+--                           (callbacks resume the tasks waiting on them),
+--                           and says whether luamcp still has anything
+--                           open or pending (a server shutting down, a timer)
 -- and from mcp: mcp.spawn(fn) starts a task (it runs until it first
 -- waits), mcp.on_error(fn) hears of a task that fails (outside mcp.run
 -- there is no run to raise it).
 --
 -- What the embedder must do itself (mcp.run does it otherwise): close the
 -- clients and hosts it opened (<close>, or :close()) and step until
--- core.alive() is false, so that servers are shut down in order.
+-- mcp.step() is false, so that servers are shut down in order.
 --
 -- Plain Lua has no poll(); this program uses LuaSocket's socket.select,
 -- which polls any table with a getfd method. A C host would add the fd
@@ -38,7 +38,6 @@ if not package.searchpath("mcp.core", package.cpath) then   -- LUA_CPATH wins
 end
 
 local mcp = require "mcp"
-local core = require "mcp.core"
 local socket = require "socket"
 
 local everything = os.getenv("EVERYTHING_SERVER")
@@ -86,15 +85,16 @@ end)   -- here the task waits for the server; the program goes on
 
 -- ---- the program's main loop -------------------------------------------------------
 
-local mcp_fd = { getfd = function() return core.backend_fd() end }
-while not finished or core.alive() do
+local mcp_fd = { getfd = function() return mcp.backend_fd() end }
+local busy = true
+while not finished or busy do
   -- Sleep until the program's next tick or luamcp's next timer, or until
   -- luamcp's fd is readable, whichever comes first.
   local wait = math.max(0, next_tick - socket.gettime())
-  local timeout_ms = core.backend_timeout()
+  local timeout_ms = mcp.backend_timeout()
   if timeout_ms >= 0 then wait = math.min(wait, timeout_ms / 1000) end
   socket.select({ mcp_fd }, nil, wait)
-  core.run("nowait")                             -- luamcp's step
+  busy = mcp.step()                              -- luamcp's step
   if socket.gettime() >= next_tick then
     on_tick()
     next_tick = next_tick + TICK
@@ -107,4 +107,4 @@ if failed then
   os.exit(1)
 end
 say("[program] done after %d ticks; luamcp has nothing left open: %s", ticks,
-  tostring(not core.alive()))
+  tostring(not mcp.step()))

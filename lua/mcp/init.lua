@@ -26,6 +26,28 @@ local M = {
   array_mt = core.array_mt,
 }
 
+-- ---- a program that owns its loop ----------------------------------------------
+
+--- syntax: fd = mcp.backend_fd()
+--- A descriptor that becomes readable when luamcp has work: poll it with
+--- the program's own (epoll, poll, a toolkit's watch), then call mcp.step.
+M.backend_fd = core.backend_fd
+
+--- syntax: ms = mcp.backend_timeout()
+--- Milliseconds until luamcp's next timer: -1 for none, 0 for work now.
+M.backend_timeout = core.backend_timeout
+
+--- syntax: busy = mcp.step()
+--- Runs what is ready without blocking (callbacks resume the tasks that
+--- wait on them) and says whether luamcp still has anything open or
+--- pending. Outside mcp.run a program starts tasks with mcp.spawn, hears
+--- of failed ones through mcp.on_error, closes what it opened and steps
+--- until mcp.step() is false, so that servers are shut down in order.
+function M.step()
+  core.run("nowait")
+  return core.alive()
+end
+
 --- syntax: t = mcp.array(t?) -- marks t (or a new table) as a JSON array,
 --- so that it encodes as [] even when empty.
 function M.array(t)
