@@ -178,6 +178,7 @@ ctx_gc(lua_State *L)
     uv_run(&ctx->loop, UV_RUN_DEFAULT);
     uv_loop_close(&ctx->loop);
   }
+  lmcp_close_sys();
   return 0;
 }
 

@@ -112,7 +112,16 @@ push_next_line(lua_State *L)
   lua_pushlstring(L, pending.data,
                   len > 0 && pending.data[len - 1] == '\r' ? len - 1 : len);
   mcp_buf_consume(&pending, nl != NULL ? len + 1 : len);
+  if (pending.len == 0)
+    mcp_buf_free(&pending);    /* nothing waits: no memory held */
   return 1;
+}
+
+void
+lmcp_close_sys(void)
+{
+  if (pending_ready)
+    mcp_buf_free(&pending);
 }
 
 static int

@@ -93,6 +93,8 @@ void lmcp_open_index(lua_State *L);
 void lmcp_open_signal(lua_State *L);
 void lmcp_open_auth(lua_State *L);
 void lmcp_open_sse(lua_State *L);
+/* Frees what stdin gave that no read_line took (at the state's close). */
+void lmcp_close_sys(void);
 
 /* A compiled schema userdata at idx, or NULL; and the nil, ESCHEMA err
  * (with path, keyword, schema_path) for a failed validation. */
