@@ -71,8 +71,20 @@ $(OAUTH_DEPS):
 	  oidc-provider@$(OIDC_PROVIDER_VERSION)
 	test -f $@ && touch $@
 
+# The official TypeScript SDK v2 of the 2026-07-28 fixture servers
+# (spec/fixtures/modern), in a prefix of its own: .deps/npm keeps the 1.x
+# SDK of server-everything. zod is pinned too (the SDK asks for ^4.2.0).
+SDK_V2_VERSION := 2.4.0
+SDK_V2_ZOD_VERSION := 4.6.7
+SDK_V2_DEPS := $(DEPS_DIR)/v2/node_modules/@modelcontextprotocol/server/package.json
+$(SDK_V2_DEPS):
+	mkdir -p $(DEPS_DIR)/v2
+	npm install --no-audit --no-fund --loglevel=error --save-exact --prefix $(DEPS_DIR)/v2 \
+	  @modelcontextprotocol/server@$(SDK_V2_VERSION) zod@$(SDK_V2_ZOD_VERSION)
+	test -f $@ && touch $@
+
 # Every test: C tests, busted specs; ends with "N passed, N failed".
-check: deps build conformance-deps $(BENCH_SDK) $(OAUTH_DEPS)
+check: deps build conformance-deps $(BENCH_SDK) $(OAUTH_DEPS) $(SDK_V2_DEPS)
 	tools/run-tests.sh
 
 test: build
@@ -152,7 +164,7 @@ asan-build:
 	  -DMCP_SANITIZE=address,undefined >/dev/null
 	cmake --build $(ASAN_BUILD_DIR) -j2
 
-check-asan: deps build asan-build $(OAUTH_DEPS)
+check-asan: deps build asan-build $(OAUTH_DEPS) $(SDK_V2_DEPS)
 	ASAN=1 BUILD_DIR=$(ASAN_BUILD_DIR) VALGRIND_BUILD_DIR=$(BUILD_DIR) \
 	  tools/run-tests.sh
 
