@@ -266,7 +266,8 @@ function M.connect(opts)
   local init_ms = seconds_to_ms(opts.init_timeout, "init_timeout") or self._timeout
   local result
   result, err = task.await(function(done)
-    return core_client:initialize(capabilities, opts.client_info, init_ms, done)
+    return core_client:initialize(capabilities, opts.client_info, init_ms, done,
+                                  opts.protocol)
   end)
   if not result then
     self:close()
@@ -276,6 +277,10 @@ function M.connect(opts)
   self.capabilities = result.capabilities
   self.instructions = result.instructions
   self.protocol_version = result.protocolVersion
+  -- "modern" (2026-07-28: server/discover, no handshake, a stateless
+  -- server) or "legacy" (the handshake of 2025-11-25 and before), as the
+  -- server's answer to server/discover said.
+  self.era = core_client:era()
   self.initialize_result = result
   self.sessions = 1          -- numbered: each handshake gets a new number
   self.client_capabilities = capabilities
@@ -521,10 +526,38 @@ function Client:_call(method, params, opts, arguments_schema, structured_schema)
   if not core_opts then
     core_opts = request_options(self, opts, arguments_schema, structured_schema)
   end
+  if self.era == "modern" then
+    return self:_call_stateless(method, params, core_opts)
+  end
   local id, err = send(self, method, params, core_opts, resume_caller, task.current())
   if not id then return nil, err end
   local res, rerr = coroutine.yield()
   return res, url_elicitation_error(rerr)
+end
+
+-- What the stateless era (2026-07-28) removed: asked of such a server,
+-- these fail at once rather than be sent.
+local GONE_IN_STATELESS = {
+  ping = "ping is not part of 2026-07-28",
+  ["logging/setLevel"] = "2026-07-28 has no logging/setLevel",
+  ["resources/subscribe"] = "2026-07-28 subscribes through subscriptions/listen",
+  ["resources/unsubscribe"] = "2026-07-28 subscribes through subscriptions/listen",
+}
+
+-- _call for a server of the stateless era: the result says its
+-- resultType, and input_required is answered and sent again
+-- (mcp.stateless).
+function Client:_call_stateless(method, params, core_opts)
+  local gone = GONE_IN_STATELESS[method]
+  if gone then return nil, errors.new("ENOTSUP", ("%s: %s"):format(method, gone)) end
+  local function ask(p)
+    local id, err = send(self, method, p, core_opts, resume_caller, task.current())
+    if not id then return nil, err end
+    return coroutine.yield()
+  end
+  local res, err = ask(params)
+  if res == nil then return nil, err end
+  return self:_stateless_result(method, params, res, ask)
 end
 
 --- syntax: ok, err = client:notify(method, params?)
@@ -647,7 +680,8 @@ end
 -- this file, may define the same one), notification routes, and what
 -- connect should also do.
 for _, part in ipairs{ require "mcp.features", require "mcp.validation",
-                       require("mcp.handlers").client_part } do
+                       require("mcp.handlers").client_part,
+                       (require "mcp.stateless") } do
   for name, fn in pairs(part.methods) do
     assert(Client[name] == nil, "mcp.client: two parts define Client:" .. name)
     Client[name] = fn

@@ -133,6 +133,9 @@ function Client:set_roots(list)
   end
   check_roots(list, 3)
   self._handlers.roots = list
+  -- A stateless server asks for the roots with each request that needs
+  -- them: there is nobody to tell.
+  if self.era == "modern" then return true end
   return self:notify("notifications/roots/list_changed")
 end
 
@@ -437,6 +440,37 @@ local answers = {
   ["sampling/createMessage"] = { kind = "sampling", fn = answer_sampling },
   ["elicitation/create"] = { kind = "elicitation", fn = answer_elicitation },
 }
+
+--- syntax: result, err = client:_answer_input(method, params)
+--- A stateless server's input request (of an input_required result)
+--- answered by the handler a handshake-era server's request would run,
+--- in the calling task: the bare result, or nil and why (EREJECTED when
+--- the person declined a sampling or roots request; EPROTO for a kind the
+--- client did not declare, which a server must not ask).
+function Client:_answer_input(method, params)
+  local a = answers[method]
+  if not a or self._handlers[a.kind] == nil then
+    return nil, errors.new("EPROTO", ("the server asked for %s, which this client did not declare")
+      :format(tostring(method)))
+  end
+  if type(params) ~= "table" then params = {} end
+  local ctx = { client = self, method = method, server = self.name }
+  local ok, result, err = pcall(a.fn, self, params, ctx)
+  if not ok then
+    return nil, errors.new("EPROTO", ("%s handler failed: %s"):format(method,
+      tostring(result):gsub("\n.*", "")))
+  end
+  if result == nil then
+    if errors.is(err) and err.rpc_code == USER_REJECTED then
+      -- An elicitation has an answer for it; sampling and roots do not,
+      -- and the server waits for none (the call is abandoned).
+      if method == "elicitation/create" then return { action = "decline" } end
+      return nil, errors.new("EREJECTED", err.message)
+    end
+    return nil, errors.is(err) and err or errors.new("EPROTO", tostring(err))
+  end
+  return result
+end
 
 local function on_request(self, id, method, params)
   local a = answers[method]

@@ -313,7 +313,8 @@ describe("luamcp over a config file", function()
       assert.matches('client capabilities: {[^\n]*"elicitation"', out)
       assert.matches("tools/list: 2 tools\n  echo\t", out, 1, true)
       -- The messages themselves, as they went.
-      assert.matches('ms%] > {"jsonrpc":"2.0","id":1,"method":"initialize"', out)
+      assert.matches('ms%] > {"jsonrpc":"2.0","id":1,"method":"server/discover"', out)
+      assert.matches('ms%] > {"jsonrpc":"2.0","id":2,"method":"initialize"', out)
       assert.matches('ms%] < {[^\n]*"serverInfo"', out)
     end)
 

@@ -18,7 +18,8 @@ describe("a connection's trace", function()
       local c <close> = assert(fixture.connect("echo",
         { on_trace = function(l) lines[#lines + 1] = l end }))
       assert(c:call_tool("echo", { message = "traced" }))
-      assert.is_true(has(lines, '^> {"jsonrpc":"2.0","id":1,"method":"initialize"'))
+      assert.is_true(has(lines, '^> {"jsonrpc":"2.0","id":1,"method":"server/discover"'))
+      assert.is_true(has(lines, '^> {"jsonrpc":"2.0","id":2,"method":"initialize"'))
       assert.is_true(has(lines, '^< .*"serverInfo"'))
       assert.is_true(has(lines, '^> .*"method":"tools/call"'))
       assert.is_true(has(lines, '^< .*"text":"traced"'))
@@ -43,7 +44,10 @@ describe("a connection's trace", function()
       assert.is_true(has(lines, "^< HTTP/1%.1 401"))
       assert.is_true(has(lines, '^< WWW%-Authenticate: Bearer'))   -- a challenge, not a secret
       assert.is_true(has(lines, "^> GET /%.well%-known/oauth%-protected%-resource/mcp/plain"))
-      assert.is_true(has(lines, '^> {"jsonrpc":"2.0","id":1,"method":"initialize"'))
+      -- The era's probe is what met the 401: no era is known before the
+      -- authorization, so nothing else was sent.
+      assert.is_true(has(lines, '^> {"jsonrpc":"2.0","id":1,"method":"server/discover"'))
+      assert.is_false(has(lines, '"method":"initialize"'))
       for _, l in ipairs(lines) do
         assert.is_nil(l:find("SECRET", 1, true), l)
       end

@@ -100,6 +100,10 @@ on_request(void *ud, const cJSON *id, const char *method, const cJSON *params)
 {
   mcp_client_t *c = ud;
 
+  /* A server of the stateless era sends no requests (its questions come
+   * as input_required results): one that does gets no answer at all. */
+  if (c->session.stateless)
+    return 1;
   return c->cb.on_request != NULL &&
          c->cb.on_request(c->ud, id, method, params);
 }
@@ -428,11 +432,13 @@ begin_session(mcp_client_t *c)
   /* restoring counts one more until everything is sent, so that answers
    * that come at once cannot finish the restore early. */
   c->restoring = 1;
-  if (c->log_level != NULL)
+  /* The stateless era keeps no set-up on the server to restore. */
+  if (c->log_level != NULL && !c->session.stateless)
     restore_one(c, "logging/setLevel", "level", c->log_level);
-  for (s = c->subs; s != NULL; s = s->next)
+  for (s = c->subs; s != NULL && !c->session.stateless; s = s->next)
     restore_one(c, "resources/subscribe", "uri", s->uri);
-  if (cJSON_GetObjectItemCaseSensitive(c->capabilities, "roots") != NULL)
+  if (cJSON_GetObjectItemCaseSensitive(c->capabilities, "roots") != NULL &&
+      !c->session.stateless)
     mcp_rpc_notify(c->rpc, "notifications/roots/list_changed", NULL, NULL);
   restore_done(c, NULL, NULL);
 }
@@ -657,7 +663,7 @@ mcp_client_new(uv_loop_t *loop, const mcp_rpc_opts_t *opts, int sessions,
   c->cb = *cb;
   c->ud = ud;
   c->sessions = sessions;
-  c->era = &mcp_era_handshake;
+  c->era = &mcp_era_auto;
   c->rpc_opts = ro;
   c->rpc = mcp_rpc_new(loop, &ro, client_handler(), c);
   if (c->rpc == NULL) {
@@ -797,6 +803,30 @@ mcp_client_initialize(mcp_client_t *c, const cJSON *capabilities,
   c->init_data = data;
   return c->era->begin(&c->session, c->capabilities, c->client_info,
                        timeout_ms, initialized, c, err);
+}
+
+int
+mcp_client_set_protocol(mcp_client_t *c, const char *protocol,
+                        mcp_error_t *err)
+{
+  if (protocol == NULL || strcmp(protocol, "auto") == 0 ||
+      strcmp(protocol, MCP_STATELESS_VERSION) == 0)
+    c->era = &mcp_era_auto;
+  else if (mcp_session_version_supported(protocol))
+    c->era = &mcp_era_handshake;
+  else
+    return mcp_error_set(err, MCP_EINVAL, "protocol must be auto or a "
+                         "revision luamcp speaks (2026-07-28, 2025-11-25, "
+                         "2025-06-18, 2025-03-26, 2024-11-05)");
+  return 0;
+}
+
+const char *
+mcp_client_era(const mcp_client_t *c)
+{
+  if (c->session.version[0] == '\0')
+    return NULL;
+  return c->session.stateless ? "modern" : "legacy";
 }
 
 const char *
@@ -954,11 +984,16 @@ mcp_client_check_tool_result(const mcp_schema_t *schema, const char *text,
   memset(why, 0, sizeof *why);
   if (text != NULL) {
     mcp_json_member_t m[16];
-    const mcp_json_member_t *is_error, *sc;
+    const mcp_json_member_t *is_error, *sc, *kind;
     size_t n;
 
     if (mcp_json_members(text, len, max_depth, m, 16, &n) != 0)
       return 0; /* not an object: its decoder refuses it */
+    /* An input_required result (2026-07-28) is no tool result yet. */
+    kind = mcp_json_member(m, n, "resultType");
+    if (kind != NULL && !(kind->value_len == 10 &&
+                          memcmp(kind->value, "\"complete\"", 10) == 0))
+      return 0;
     is_error = mcp_json_member(m, n, "isError");
     if (is_error != NULL && is_error->value_len == 4 &&
         memcmp(is_error->value, "true", 4) == 0)
@@ -974,6 +1009,13 @@ mcp_client_check_tool_result(const mcp_schema_t *schema, const char *text,
     }
   }
   if (tree != NULL) {
+    const cJSON *kind = cJSON_GetObjectItemCaseSensitive(tree, "resultType");
+
+    if (kind != NULL && !(cJSON_IsString(kind) &&
+                          strcmp(kind->valuestring, "complete") == 0)) {
+      cJSON_Delete(parsed);
+      return 0;
+    }
     if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(tree, "isError"))) {
       cJSON_Delete(parsed);
       return 0;

@@ -96,6 +96,15 @@ int mcp_client_initialize(mcp_client_t *c, const cJSON *capabilities,
                           mcp_client_ready_cb cb, void *data,
                           mcp_error_t *err);
 const char *mcp_client_version(const mcp_client_t *c);
+/* Which era to speak: "auto" (the default: server/discover decides),
+ * "2026-07-28" (the same: the probe is how the era is known), or a
+ * handshake revision ("2025-11-25"...: initialize at once). Before
+ * mcp_client_initialize. 0 or MCP_EINVAL. */
+int mcp_client_set_protocol(mcp_client_t *c, const char *protocol,
+                            mcp_error_t *err);
+/* "modern" (2026-07-28, stateless) or "legacy" (the handshake) once a
+ * session began, else NULL. */
+const char *mcp_client_era(const mcp_client_t *c);
 unsigned mcp_client_session(const mcp_client_t *c);
 
 /* As mcp_rpc_request / mcp_rpc_request_with. */

@@ -25,5 +25,9 @@ typedef struct mcp_era_s {
 
 /* The handshake era (2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05). */
 extern const mcp_era_t mcp_era_handshake;
+/* Either era, as the server's answer to server/discover says
+ * (era_stateless.c): the stateless era (2026-07-28), else the
+ * handshake. */
+extern const mcp_era_t mcp_era_auto;
 
 #endif

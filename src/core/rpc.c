@@ -66,6 +66,8 @@ struct mcp_rpc_s {
   unsigned epoch;              /* stamped on each request (mcp_rpc_set_epoch) */
   size_t held;                 /* pending requests that are held */
   int keep_texts;
+  char *envelope;              /* the era's _meta members for every request
+                                * (mcp_rpc_set_envelope), or NULL */
   mcp_trace_cb trace;
   void *trace_ud;
   unsigned open : 1;           /* requests may be sent */
@@ -147,6 +149,7 @@ maybe_free(mcp_rpc_t *rpc)
   if (rpc->handler.on_closed != NULL)
     rpc->handler.on_closed(rpc->ud);
   mcp_buf_free(&rpc->out);
+  free(rpc->envelope);
   free(rpc->buckets);
   free(rpc);
 }
@@ -320,34 +323,63 @@ send_cancelled(mcp_rpc_t *rpc, uint64_t id, const char *reason)
   cJSON_Delete(params);
 }
 
-/* The one writer of _meta.progressToken: the params another writer put
- * in b from start (none when had_params is 0) get the request's id as
- * their progress token, in place of any the caller gave. Works on the
- * text, so every writer of params (cJSON, the Lua encoder) is served:
- * params are copied out, then written again with _meta rebuilt from its
- * members, ours first. */
+/* Whether a caller's _meta member (key, len) is one we write: the
+ * progress token, or one of the era's keys (all "io.modelcontextprotocol/"
+ * ones, found as "key": in the envelope's text). */
 static int
-add_progress_token(mcp_buf_t *b, size_t start, int had_params, uint64_t id,
-                   int max_depth, mcp_error_t *err)
+ours(const char *key, size_t len, int token, const char *envelope)
+{
+  static const char prefix[] = "io.modelcontextprotocol/";
+  const char *at;
+
+  if (token && len == 13 && memcmp(key, "progressToken", 13) == 0)
+    return 1;
+  if (envelope == NULL || len <= sizeof prefix - 1 ||
+      memcmp(key, prefix, sizeof prefix - 1) != 0)
+    return 0;
+  for (at = strstr(envelope, "\"io."); at != NULL;
+       at = strstr(at + 1, "\"io.")) {
+    if (strncmp(at + 1, key, len) == 0 && at[len + 1] == '"' &&
+        at[len + 2] == ':')
+      return 1;
+  }
+  return 0;
+}
+
+/* The one writer of _meta: the params another writer put in b from start
+ * (none when had_params is 0) get our members first, the request's id as
+ * its progress token (token) and the era's envelope (envelope: members as
+ * text, or NULL), in place of any the caller gave. Works on the text, so
+ * every writer of params (cJSON, the Lua encoder) is served: params are
+ * copied out, then written again with _meta rebuilt from its members,
+ * ours first. */
+static int
+add_meta(mcp_buf_t *b, size_t start, int had_params, int token, uint64_t id,
+         const char *envelope, int max_depth, mcp_error_t *err)
 {
   mcp_json_member_t m[64], mm[32];
   const mcp_json_member_t *meta;
   const char *base = b->data + start;
   size_t n = 0, nm = 0, len = b->len - start, k, at, end, key[32], val[32];
-  char token[48], *params;
+  char head[48], *params;
   int rc = 0;
 
-  snprintf(token, sizeof token, "{\"progressToken\":%llu",
-           (unsigned long long) id);
+  if (token)
+    snprintf(head, sizeof head, "{\"progressToken\":%llu%s",
+             (unsigned long long) id, envelope != NULL ? "," : "");
+  else
+    snprintf(head, sizeof head, "{");
   if (!had_params) {
     if (mcp_buf_append(b, "{\"_meta\":", 9) != 0 ||
-        mcp_buf_append(b, token, strlen(token)) != 0 ||
+        mcp_buf_append(b, head, strlen(head)) != 0 ||
+        (envelope != NULL &&
+         mcp_buf_append(b, envelope, strlen(envelope)) != 0) ||
         mcp_buf_append(b, "}}", 2) != 0)
       return mcp_error_set(err, MCP_ENOMEM, NULL);
     return 0;
   }
   if (mcp_json_members(base, len, max_depth, m, 64, &n) != 0 || n >= 64)
-    return mcp_error_set(err, MCP_EINVAL, "progress needs object params "
+    return mcp_error_set(err, MCP_EINVAL, "_meta needs object params "
                          "(of at most 63 members)");
   meta = mcp_json_member(m, n, "_meta");
   if (meta != NULL && (meta->value[0] != '{' ||
@@ -378,11 +410,15 @@ add_progress_token(mcp_buf_t *b, size_t start, int had_params, uint64_t id,
   if (meta == NULL)
     rc |= mcp_buf_append(b, n > 0 ? ",\"_meta\":" : "\"_meta\":",
                          n > 0 ? 9 : 8);
-  rc |= mcp_buf_append(b, token, strlen(token));
+  rc |= mcp_buf_append(b, head, strlen(head));
+  if (envelope != NULL)
+    rc |= mcp_buf_append(b, envelope, strlen(envelope));
   for (k = 0; k < nm; k++) {
-    if (mm[k].key_len == 13 && memcmp(mm[k].key, "progressToken", 13) == 0)
+    if (ours(params + key[k], mm[k].key_len, token, envelope))
       continue;
-    rc |= mcp_buf_append(b, ",\"", 2);
+    if (k > 0 || token || envelope != NULL)
+      rc |= mcp_buf_putc(b, ',');
+    rc |= mcp_buf_putc(b, '"');
     rc |= mcp_buf_append(b, params + key[k], mm[k].key_len);
     rc |= mcp_buf_append(b, "\":", 2);
     rc |= mcp_buf_append(b, params + val[k], mm[k].value_len);
@@ -393,17 +429,19 @@ add_progress_token(mcp_buf_t *b, size_t start, int had_params, uint64_t id,
   return rc != 0 ? mcp_error_set(err, MCP_ENOMEM, NULL) : 0;
 }
 
-/* A params writer with the progress token added after it. */
+/* A params writer with our _meta members added after it. */
 typedef struct {
   mcp_jsonrpc_params_cb inner;
   void *inner_ud;
+  int token;                   /* add the progress token */
+  const char *envelope;        /* the era's members, or NULL */
   int max_depth;
-} token_writer_t;
+} meta_writer_t;
 
 static int
-write_with_token(void *ud, uint64_t id, mcp_buf_t *b, mcp_error_t *err)
+write_with_meta(void *ud, uint64_t id, mcp_buf_t *b, mcp_error_t *err)
 {
-  token_writer_t *w = ud;
+  meta_writer_t *w = ud;
   size_t start = b->len;
   int rc;
 
@@ -412,8 +450,8 @@ write_with_token(void *ud, uint64_t id, mcp_buf_t *b, mcp_error_t *err)
     if (rc != 0)
       return rc;
   }
-  return add_progress_token(b, start, w->inner != NULL, id, w->max_depth,
-                            err);
+  return add_meta(b, start, w->inner != NULL, w->token, id, w->envelope,
+                  w->max_depth, err);
 }
 
 /* Most bytes of the request buffer kept between requests. */
@@ -545,13 +583,15 @@ mcp_rpc_request_with(mcp_rpc_t *rpc, const char *method,
   p->on_progress = opts != NULL ? opts->on_progress : NULL;
   p->on_raw_result = opts != NULL ? opts->on_raw_result : NULL;
   p->epoch = rpc->epoch;
-  if (p->on_progress != NULL) {
-    token_writer_t w;
+  if (p->on_progress != NULL || rpc->envelope != NULL) {
+    meta_writer_t w;
 
     w.inner = write_params;
     w.inner_ud = params_ud;
+    w.token = p->on_progress != NULL;
+    w.envelope = rpc->envelope;
     w.max_depth = rpc->max_depth;
-    rc = send_request(rpc, p, method, write_with_token, &w, err);
+    rc = send_request(rpc, p, method, write_with_meta, &w, err);
   } else {
     rc = send_request(rpc, p, method, write_params, params_ud, err);
   }
@@ -1154,6 +1194,7 @@ void
 mcp_rpc_discard(mcp_rpc_t *rpc)
 {
   mcp_buf_free(&rpc->out);
+  free(rpc->envelope);
   free(rpc->buckets);
   free(rpc);
 }
@@ -1189,6 +1230,18 @@ mcp_rpc_close(mcp_rpc_t *rpc)
 }
 
 int
+mcp_rpc_set_envelope(mcp_rpc_t *rpc, const char *members)
+{
+  char *copy = NULL;
+
+  if (members != NULL && (copy = strdup(members)) == NULL)
+    return MCP_ENOMEM;
+  free(rpc->envelope);
+  rpc->envelope = copy;
+  return 0;
+}
+
+int
 mcp_rpc_is_open(const mcp_rpc_t *rpc)
 {
   return rpc->open;
@@ -1198,6 +1251,19 @@ size_t
 mcp_rpc_pending_count(const mcp_rpc_t *rpc)
 {
   return rpc->npending;
+}
+
+uint64_t
+mcp_rpc_now(const mcp_rpc_t *rpc)
+{
+  return uv_now(rpc->loop);
+}
+
+void
+mcp_rpc_set_era(mcp_rpc_t *rpc, const char *stateless_version)
+{
+  if (rpc->transport != NULL && rpc->transport->vt->set_era != NULL)
+    rpc->transport->vt->set_era(rpc->transport, stateless_version);
 }
 
 void

@@ -148,6 +148,15 @@ void mcp_rpc_initialized(mcp_rpc_t *rpc, const char *version);
 /* Requests sent from now on are stamped with epoch (the owner's session
  * number), which on_unsent is told. */
 void mcp_rpc_set_epoch(mcp_rpc_t *rpc, unsigned epoch);
+/* The era's members for the _meta of every request from now on (text of
+ * object members without braces, e.g. "\"a\":1,\"b\":{}"; copied), or
+ * NULL for none. A caller's _meta keeps its other members. 0 or ENOMEM. */
+int mcp_rpc_set_envelope(mcp_rpc_t *rpc, const char *members);
+/* Tells the transport that requests are now of the stateless era at this
+ * version (NULL: of the handshake era again); see transport.h set_era. */
+void mcp_rpc_set_era(mcp_rpc_t *rpc, const char *stateless_version);
+/* The endpoint's loop clock, in milliseconds. */
+uint64_t mcp_rpc_now(const mcp_rpc_t *rpc);
 /* Sends every held request again, as it was (same id), and stamps it with
  * the current epoch; one that cannot be sent fails with the reason. */
 void mcp_rpc_resend_held(mcp_rpc_t *rpc);

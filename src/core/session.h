@@ -14,6 +14,8 @@
 #include "rpc.h"
 
 #define MCP_LATEST_VERSION "2025-11-25"
+/* The stateless era's revision (era_stateless.c). */
+#define MCP_STATELESS_VERSION "2026-07-28"
 
 typedef void (*mcp_session_ready_cb)(void *data, const mcp_error_t *err,
                                      const cJSON *result);
@@ -25,6 +27,7 @@ typedef struct mcp_session_s {
   mcp_session_ready_cb cb;
   void *data;
   int initializing;
+  int stateless;               /* the session is of the stateless era */
 } mcp_session_t;
 
 void mcp_session_init(mcp_session_t *s, mcp_rpc_t *rpc);

@@ -51,6 +51,12 @@ typedef struct mcp_transport_vt_s {
   void (*initialized)(mcp_transport_t *t, const char *version);
   /* Optional. The request ended here (timeout, cancel): stop carrying it. */
   void (*cancel_request)(mcp_transport_t *t, uint64_t id);
+  /* Optional. From now on the server is asked in the stateless era at
+   * this version (NULL: the handshake era's ways again): HTTP sends
+   * MCP-Protocol-Version on every POST with Mcp-Method and Mcp-Name, no
+   * session id, opens no GET stream, and never falls back to the legacy
+   * transport. */
+  void (*set_era)(mcp_transport_t *t, const char *stateless_version);
 } mcp_transport_vt_t;
 
 struct mcp_transport_s {

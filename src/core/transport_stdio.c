@@ -153,6 +153,7 @@ static const mcp_transport_vt_t stdio_vt = {
   stdio_diagnostics,
   NULL,
   NULL,
+  NULL,
 };
 
 int

@@ -563,7 +563,8 @@ on_initialized(void *data, const mcp_error_t *err, const cJSON *result)
 }
 
 /* syntax: ok, err = core_client:initialize(capabilities, client_info?,
- *                                          timeout_ms?, cb) */
+ *                                          timeout_ms?, cb, protocol?)
+ * protocol: "auto" (the default), "2026-07-28" or a handshake revision. */
 static int
 lmcp_client_initialize(lua_State *L)
 {
@@ -587,8 +588,10 @@ lmcp_client_initialize(lua_State *L)
       return luaL_argerror(L, 3, why);
     }
   }
-  rc = mcp_client_initialize(c->client, caps, info, opt_ms(L, 4),
-                             on_initialized, c, &err);
+  rc = mcp_client_set_protocol(c->client, luaL_optstring(L, 6, NULL), &err);
+  if (rc == 0)
+    rc = mcp_client_initialize(c->client, caps, info, opt_ms(L, 4),
+                               on_initialized, c, &err);
   cJSON_Delete(caps);
   cJSON_Delete(info);
   if (rc != 0) {
@@ -1024,6 +1027,21 @@ lmcp_client_protocol_version(lua_State *L)
   return 1;
 }
 
+/* syntax: era = core_client:era() -- "stateless", "handshake" or nil */
+static int
+lmcp_client_era(lua_State *L)
+{
+  lclient_ud_t *u = luaL_checkudata(L, 1, CLIENT_MT);
+  const char *era = u->c != NULL && u->c->client != NULL
+                    ? mcp_client_era(u->c->client) : NULL;
+
+  if (era == NULL)
+    lua_pushnil(L);
+  else
+    lua_pushstring(L, era);
+  return 1;
+}
+
 /* Reads command/env/cwd and the limits from the options table at idx. The
  * strings stay owned by Lua (they are anchored on the stack). */
 typedef struct {
@@ -1446,6 +1464,7 @@ lmcp_open_client(lua_State *L)
     { "pending", lmcp_client_pending },
     { "stderr", lmcp_client_stderr },
     { "protocol_version", lmcp_client_protocol_version },
+    { "era", lmcp_client_era },
     { "set_headers", lmcp_client_set_headers },
     { "transport", lmcp_client_transport },
     { NULL, NULL },

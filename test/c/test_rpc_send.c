@@ -59,7 +59,7 @@ rec_diagnostics(const mcp_transport_t *t, char *out, size_t cap)
 }
 
 static const mcp_transport_vt_t rec_vt = { rec_send, rec_close,
-                                           rec_diagnostics, NULL, NULL };
+                                           rec_diagnostics, NULL, NULL, NULL };
 
 static void
 on_done(void *data, const mcp_error_t *err, const cJSON *value)

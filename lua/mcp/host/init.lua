@@ -275,9 +275,7 @@ function Host:status()
       error = rec.error or (rec.state == "connected" and rec.list_error) or nil,
       transport = c and c.transport or (rec.spec.url and "http" or "stdio"),
       protocol_version = c and c.protocol_version,
-      -- Every session today is of the handshake era (2025-11-25 and
-      -- before); the client names its era once it has two.
-      era = c and (c.era or "legacy"),
+      era = c and c.era,           -- "modern" or "legacy"
       server_info = c and c.server_info,
       tools = c and c.tools and (shown[name] or 0) or nil,
       url = rec.spec.url,
