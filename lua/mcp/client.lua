@@ -306,9 +306,22 @@ function Client:_check(level)
   return self._lost
 end
 
+-- What the stateless era (2026-07-28) removed: asked of such a server,
+-- these fail at once rather than be sent.
+local GONE_IN_STATELESS = {
+  ping = "ping is not part of 2026-07-28",
+  ["logging/setLevel"] = "2026-07-28 has no logging/setLevel",
+  ["resources/subscribe"] = "2026-07-28 subscribes through subscriptions/listen",
+  ["resources/unsubscribe"] = "2026-07-28 subscribes through subscriptions/listen",
+}
+
 --- Returns nil, or an ENOTSUP error when the server did not declare the
---- capability at path (e.g. "resources", "subscribe") that method needs.
+--- capability at path (e.g. "resources", "subscribe") that method needs,
+--- or speaks an era without the method.
 function Client:_require(method, key, subkey)
+  if self.era == "modern" and GONE_IN_STATELESS[method] then
+    return errors.new("ENOTSUP", ("%s: %s"):format(method, GONE_IN_STATELESS[method]))
+  end
   local cap = self.capabilities
   local outer = type(cap) == "table" and cap[key]
   local ok = outer ~= nil and outer ~= false
@@ -534,15 +547,6 @@ function Client:_call(method, params, opts, arguments_schema, structured_schema)
   local res, rerr = coroutine.yield()
   return res, url_elicitation_error(rerr)
 end
-
--- What the stateless era (2026-07-28) removed: asked of such a server,
--- these fail at once rather than be sent.
-local GONE_IN_STATELESS = {
-  ping = "ping is not part of 2026-07-28",
-  ["logging/setLevel"] = "2026-07-28 has no logging/setLevel",
-  ["resources/subscribe"] = "2026-07-28 subscribes through subscriptions/listen",
-  ["resources/unsubscribe"] = "2026-07-28 subscribes through subscriptions/listen",
-}
 
 -- _call for a server of the stateless era: the result says its
 -- resultType, and input_required is answered and sent again

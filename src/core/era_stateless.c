@@ -31,7 +31,10 @@ typedef struct probe_s {
   uint64_t timeout_ms;
   mcp_session_ready_cb cb;
   void *data;
+  int corrected;               /* the one corrective probe was sent */
 } probe_t;
+
+static int send_probe(probe_t *p, mcp_error_t *err);
 
 static void
 probe_free(probe_t *p)
@@ -182,10 +185,25 @@ handshake_evidence(const mcp_error_t *err, const cJSON *data)
   return err->code == MCP_ETIMEDOUT;
 }
 
+static void decide(probe_t *p, const mcp_error_t *err, const cJSON *value);
+
+/* rpc hands an error's data over raw (its exact text): read as a tree
+ * here, where its members decide the era. */
 static void
 probed(void *data, const mcp_error_t *err, const cJSON *value)
 {
-  probe_t *p = data;
+  cJSON *parsed = NULL;
+
+  if (err != NULL && cJSON_IsRaw(value))
+    parsed = mcp_json_parse(value->valuestring, strlen(value->valuestring),
+                            16, NULL);
+  decide(data, err, parsed != NULL ? parsed : value);
+  cJSON_Delete(parsed);
+}
+
+static void
+decide(probe_t *p, const mcp_error_t *err, const cJSON *value)
+{
   const cJSON *supported;
   mcp_error_t e;
 
@@ -214,6 +232,22 @@ probed(void *data, const mcp_error_t *err, const cJSON *value)
   }
   if (err->code == MCP_ERPC && err->rpc_code == MCP_RPC_UNSUPPORTED_VERSION) {
     supported = cJSON_GetObjectItemCaseSensitive(value, "supported");
+    if (lists(supported, MCP_STATELESS_VERSION)) {
+      /* Refused at a version it says it speaks: asked again, once (E4,
+       * E22); a second refusal is the connect's error, not a loop. */
+      if (!p->corrected) {
+        p->corrected = 1;
+        if (send_probe(p, &e) == 0)
+          return;
+      } else {
+        mcp_error_set(&e, MCP_EVERSION, "the server refused 2026-07-28 "
+                      "twice though it lists it (%.120s)", err->msg);
+        e.rpc_code = err->rpc_code;
+      }
+      p->cb(p->data, &e, NULL);
+      probe_free(p);
+      return;
+    }
     if (!lists(supported, MCP_STATELESS_VERSION) && !lists_handshake(supported)
         && cJSON_GetArraySize(supported) > 0) {
       mcp_error_set(&e, MCP_EVERSION, "the server speaks only revisions "
@@ -232,6 +266,27 @@ probed(void *data, const mcp_error_t *err, const cJSON *value)
   probe_free(p);
 }
 
+/* Sends server/discover, within half the startup time at most: a legacy
+ * server that ignores the probe still gets the rest for initialize. The
+ * probe is never cancelled (an older server may not expect a cancel of a
+ * request it does not know). */
+static int
+send_probe(probe_t *p, mcp_error_t *err)
+{
+  mcp_rpc_req_opts_t opts = { 0, 1, NULL, 0, NULL };
+  uint64_t spent = mcp_rpc_now(p->s->rpc) - p->started;
+  uint64_t left = spent < p->timeout_ms ? p->timeout_ms - spent : 1;
+
+  opts.timeout_ms = p->timeout_ms / 2 < PROBE_MAX_MS ? p->timeout_ms / 2
+                                                     : PROBE_MAX_MS;
+  if (opts.timeout_ms > left)
+    opts.timeout_ms = left;
+  if (opts.timeout_ms == 0)
+    opts.timeout_ms = 1;
+  return mcp_rpc_request(p->s->rpc, "server/discover", NULL, &opts, probed,
+                         p, NULL, err);
+}
+
 /* Begins a session of whichever era the server speaks: the probe, then
  * the stateless era or the handshake. */
 static int
@@ -239,7 +294,6 @@ begin(mcp_session_t *s, const cJSON *capabilities, const cJSON *client_info,
       uint64_t timeout_ms, mcp_session_ready_cb cb, void *data,
       mcp_error_t *err)
 {
-  mcp_rpc_req_opts_t opts = { 0, 1, NULL, 0, NULL };
   probe_t *p = calloc(1, sizeof *p);
   char *envelope;
   int rc;
@@ -266,15 +320,8 @@ begin(mcp_session_t *s, const cJSON *capabilities, const cJSON *client_info,
     return mcp_error_set(err, MCP_ENOMEM, NULL);
   }
   mcp_rpc_set_era(s->rpc, MCP_STATELESS_VERSION);
-  /* Half the time at most: a legacy server that ignores the probe still
-   * gets the rest for initialize. */
-  opts.timeout_ms = timeout_ms / 2 < PROBE_MAX_MS ? timeout_ms / 2
-                                                  : PROBE_MAX_MS;
-  if (opts.timeout_ms == 0)
-    opts.timeout_ms = 1;
   p->started = mcp_rpc_now(s->rpc);
-  rc = mcp_rpc_request(s->rpc, "server/discover", NULL, &opts, probed, p,
-                       NULL, err);
+  rc = send_probe(p, err);
   if (rc != 0) {
     mcp_rpc_set_envelope(s->rpc, NULL);
     mcp_rpc_set_era(s->rpc, NULL);

@@ -1,0 +1,182 @@
+-- The 2026-07-28 era against servers written with the official TypeScript
+-- SDK v2 (spec/fixtures/modern: one that speaks only 2026-07-28, one that
+-- speaks both eras; over stdio and Streamable HTTP): the era is chosen by
+-- server/discover without the user noticing, every request carries the
+-- _meta envelope (and over HTTP its headers), input_required results are
+-- answered by the same Lua handlers as a 2025-11-25 server's requests,
+-- and what 2026-07-28 removed fails with ENOTSUP instead of being sent.
+local mcp = require "mcp"
+local fixture = require "spec.support.fixture"
+
+local ENVELOPE = {
+  "io.modelcontextprotocol/protocolVersion",
+  "io.modelcontextprotocol/clientCapabilities",
+  "io.modelcontextprotocol/clientInfo",
+}
+
+local function handlers(answers)
+  return {
+    elicitation = function(params)
+      answers.elicited = params.message
+      return { action = "accept", content = { name = "Ada" } }
+    end,
+    sampling = function(params)
+      answers.sampled = params.messages[1].content.text
+      return { role = "assistant", model = "lua-model", stopReason = "endTurn",
+               content = { type = "text", text = "from Lua" } }
+    end,
+    roots = { { uri = "file:///srv/project", name = "project" } },
+  }
+end
+
+-- What the stdio fixture received, through its `requests` tool.
+local function received_stdio(client)
+  return mcp.json.decode(assert(client:call_tool("requests", {})).content[1].text)
+end
+
+local function received_http(server)
+  local res = assert(mcp.http.request{ url = server.url("/requests") })
+  return mcp.json.decode(res.body)
+end
+
+local function methods_of(list)
+  local out = {}
+  for i, r in ipairs(list) do out[i] = r.method end
+  return out
+end
+
+for _, era in ipairs{ "modern", "dual" } do
+  describe("a " .. era .. " SDK v2 server over stdio", function()
+    it("is spoken to in 2026-07-28: discover first, the envelope on every request, no handshake", function()
+      run_async(function()
+        local answers = {}
+        local client <close> = assert(fixture.connect("modern/modern",
+          { args = { "--era", era }, handlers = handlers(answers) }))
+        assert.equal("modern", client.era)
+        assert.equal("2026-07-28", client.protocol_version)
+        assert.equal("luamcp-modern-fixture", client.server_info.name)
+        assert.is_table(client.capabilities.tools)
+        assert.is_string(client.instructions)
+        -- tools, resources, prompts and completion, as in the older era
+        local names = {}
+        for _, t in ipairs(assert(client:list_tools())) do names[t.name] = true end
+        assert.is_true(names.add and names.ask and true)
+        local sum = assert(client:call_tool("add", { a = 2, b = 3 }))
+        assert.equal("5", sum.content[1].text)
+        assert.equal("Hello, world", assert(client:read_resource("text://hello")).contents[1].text)
+        local prompt = assert(client:get_prompt("greet", { name = "Ada", style = "formal" }))
+        assert.is_table(prompt.messages[1])
+        assert(client:complete({ type = "ref/prompt", name = "greet" }, { name = "style", value = "" }))
+        local seen = received_stdio(client)
+        assert.equal("server/discover", seen[1].method)
+        for _, r in ipairs(seen) do
+          assert.are_not.equal("initialize", r.method)
+          assert.are_not.equal("notifications/initialized", r.method)
+          if r.id ~= nil then
+            for _, key in ipairs(ENVELOPE) do
+              assert.is_not_nil(r.meta and r.meta[key], r.method .. " lacks " .. key)
+            end
+            assert.equal("2026-07-28", r.meta["io.modelcontextprotocol/protocolVersion"])
+          end
+        end
+      end)
+    end)
+
+    it("answers input_required with the Lua handlers and sends the request again with its state", function()
+      run_async(function()
+        local answers = {}
+        local client <close> = assert(fixture.connect("modern/modern",
+          { args = { "--era", era }, handlers = handlers(answers) }))
+        assert.equal("hello Ada", assert(client:call_tool("ask", {})).content[1].text)
+        assert.equal("What is your name?", answers.elicited)
+        assert.matches("from Lua", assert(client:call_tool("ask_sample", {})).content[1].text)
+        assert.is_string(answers.sampled)
+        assert.matches("file:///srv/project", assert(client:call_tool("ask_roots", {})).content[1].text)
+        local seen, asks = received_stdio(client), {}
+        for _, r in ipairs(seen) do
+          if r.method == "tools/call" and r.params.name == "ask" then asks[#asks + 1] = r end
+        end
+        assert.equal(2, #asks)
+        assert.is_nil(asks[1].params.requestState)
+        assert.equal("ask-state-1", asks[2].params.requestState)
+        assert.same({ action = "accept", content = { name = "Ada" } },
+          asks[2].params.inputResponses.answer)
+        assert.are_not.equal(asks[1].id, asks[2].id)
+      end)
+    end)
+
+    it("fails what 2026-07-28 removed with ENOTSUP, sending nothing", function()
+      run_async(function()
+        local client <close> = assert(fixture.connect("modern/modern", { args = { "--era", era } }))
+        local before = #received_stdio(client)
+        for _, call in ipairs{
+          function() return client:ping() end,
+          function() return client:set_log_level("debug") end,
+          function() return client:subscribe_resource("text://hello", function() end) end,
+        } do
+          local ok, err = call()
+          assert.is_nil(ok)
+          assert.equal("ENOTSUP", err.code)
+          assert.matches("2026%-07%-28", err.message)
+        end
+        -- only the `requests` call itself came in since
+        assert.equal(before + 1, #received_stdio(client))
+      end)
+    end)
+  end)
+end
+
+describe("a modern SDK v2 server over Streamable HTTP", function()
+  it("gets the version, method and name headers on every POST, and no session", function()
+    run_async(function()
+      local server <close> = fixture.http_server("modern/modern", { "--transport", "http" })
+      local answers = {}
+      local client <close> = assert(mcp.connect{ url = server.url("/mcp"),
+        handlers = handlers(answers), oauth = false })
+      assert.equal("modern", client.era)
+      assert.equal("streamable-http", client.transport)
+      assert.equal("7", assert(client:call_tool("add", { a = 3, b = 4 })).content[1].text)
+      assert.equal("hello Ada", assert(client:call_tool("ask", {})).content[1].text)
+      assert(client:read_resource("text://hello"))
+      local seen = received_http(server)
+      assert.same({ "server/discover", "tools/list", "tools/call", "tools/call", "tools/call",
+                    "resources/read" }, methods_of(seen))
+      for _, r in ipairs(seen) do
+        assert.equal("2026-07-28", r.headers["mcp-protocol-version"])
+        assert.equal(r.method, r.headers["mcp-method"])
+        assert.is_nil(r.headers["mcp-session-id"])
+      end
+      assert.equal("add", seen[3].headers["mcp-name"])
+      assert.equal("text://hello", seen[6].headers["mcp-name"])
+    end)
+  end)
+end)
+
+describe("a dual-era SDK v2 server", function()
+  it("is spoken to in 2025-11-25 when the client is told so", function()
+    run_async(function()
+      local client <close> = assert(fixture.connect("modern/modern",
+        { args = { "--era", "dual" }, protocol = "2025-11-25" }))
+      assert.equal("legacy", client.era)
+      assert.equal("2025-11-25", client.protocol_version)
+      assert.equal("5", assert(client:call_tool("add", { a = 2, b = 3 })).content[1].text)
+      assert.equal("initialize", received_stdio(client)[1].method)
+    end)
+  end)
+end)
+
+describe("server-everything, of the handshake era", function()
+  it("answers the probe as an older server does, and the handshake follows on the same pipe", function()
+    run_async(function()
+      local lines = {}
+      local client <close> = assert(mcp.connect{ command = fixture.everything_command(),
+        on_stderr = function() end, on_trace = function(l) lines[#lines + 1] = l end })
+      assert.equal("legacy", client.era)
+      assert.equal("2025-11-25", client.protocol_version)
+      assert.matches('^> {"jsonrpc":"2.0","id":1,"method":"server/discover"', lines[1])
+      assert.matches('"code":%-32601', lines[2])
+      assert.matches('^> {"jsonrpc":"2.0","id":2,"method":"initialize"', lines[3])
+      assert(client:ping())
+    end)
+  end)
+end)
