@@ -138,9 +138,12 @@ describe("a modern SDK v2 server over Streamable HTTP", function()
       assert.equal("7", assert(client:call_tool("add", { a = 3, b = 4 })).content[1].text)
       assert.equal("hello Ada", assert(client:call_tool("ask", {})).content[1].text)
       assert(client:read_resource("text://hello"))
+      assert(client:read_resource("text://greet/Zo\u{eb}"))
       local seen = received_http(server)
       assert.same({ "server/discover", "tools/list", "tools/call", "tools/call", "tools/call",
-                    "resources/read" }, methods_of(seen))
+                    "resources/read", "resources/read" }, methods_of(seen))
+      -- A value a header cannot carry plainly goes in the base64 sentinel.
+      assert.equal("=?base64?dGV4dDovL2dyZWV0L1pvw6s=?=", seen[7].headers["mcp-name"])
       for _, r in ipairs(seen) do
         assert.equal("2026-07-28", r.headers["mcp-protocol-version"])
         assert.equal(r.method, r.headers["mcp-method"])

@@ -207,9 +207,76 @@ test_progress_token_on_a_copy(void)
   ASSERT_EQ(uv_loop_close(&loop), 0);
 }
 
+/* The stateless era's envelope goes into every request's _meta, ours
+ * first, with the progress token when there is one; a caller's member of
+ * the same name is dropped, its others kept. */
+static void
+test_envelope(void)
+{
+  static const char envelope[] =
+    "\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\","
+    "\"io.modelcontextprotocol/clientCapabilities\":{}";
+  static const char *const shapes[][3] = {
+    /* params, with a token?, what is sent as params */
+    { NULL, "", "{\"_meta\":{%s}}" },
+    { "{\"a\":1}", "", "{\"a\":1,\"_meta\":{%s}}" },
+    { "{\"_meta\":{\"x\":2,"
+      "\"io.modelcontextprotocol/protocolVersion\":\"1999-01-01\"}}", "",
+      "{\"_meta\":{%s,\"x\":2}}" },
+    { "{\"a\":1}", "token", "{\"a\":1,\"_meta\":{\"progressToken\":%llu,%s}}" },
+  };
+  uv_loop_t loop;
+  mcp_rpc_handler_t handler;
+  rec_transport_t t;
+  mcp_rpc_req_opts_t opts;
+  mcp_error_t err;
+  uint64_t id = 0;
+  size_t k;
+
+  memset(&handler, 0, sizeof handler);
+  memset(&t, 0, sizeof t);
+  ASSERT_EQ(uv_loop_init(&loop), 0);
+  t.base.vt = &rec_vt;
+  t.rpc = mcp_rpc_new(&loop, NULL, &handler, NULL);
+  ASSERT(t.rpc != NULL);
+  mcp_rpc_attach(t.rpc, &t.base);
+  ASSERT_EQ(mcp_rpc_set_envelope(t.rpc, envelope), 0);
+  for (k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
+    char want[512], *got;
+
+    memset(&opts, 0, sizeof opts);
+    if (shapes[k][1][0] != '\0')
+      opts.on_progress = on_progress;
+    ASSERT_EQ(mcp_rpc_request_with(t.rpc, "m",
+                                   shapes[k][0] ? text_writer : NULL,
+                                   (void *) shapes[k][0], &opts, on_done,
+                                   NULL, &id, &err), 0);
+    if (opts.on_progress != NULL)
+      snprintf(want, sizeof want, shapes[k][2], (unsigned long long) id,
+               envelope);
+    else
+      snprintf(want, sizeof want, shapes[k][2], envelope);
+    ASSERT_EQ(mcp_json_check(t.sent, strlen(t.sent), 0, NULL), 0);
+    got = strstr(t.sent, "\"params\":");
+    ASSERT_NOT_NULL(got);
+    got += 9;
+    got[strlen(got) - 1] = '\0';   /* the message's closing brace */
+    ASSERT_STR_EQ(got, want);
+  }
+  /* No envelope: params as they were. */
+  ASSERT_EQ(mcp_rpc_set_envelope(t.rpc, NULL), 0);
+  ASSERT_EQ(mcp_rpc_request_with(t.rpc, "m", text_writer, (void *) "{\"a\":1}",
+                                 NULL, on_done, NULL, &id, &err), 0);
+  ASSERT_NOT_NULL(strstr(t.sent, "\"params\":{\"a\":1}}"));
+  mcp_rpc_close(t.rpc);
+  ASSERT_EQ(uv_run(&loop, UV_RUN_DEFAULT), 0);
+  ASSERT_EQ(uv_loop_close(&loop), 0);
+}
+
 int
 main(void)
 {
   RUN_TEST(test_progress_token_on_a_copy);
+  RUN_TEST(test_envelope);
   TEST_DONE();
 }

@@ -89,6 +89,7 @@ local function connect_options(self, rec)
     on_lost = function(err) set_state(self, rec, "failed", err) end,
     on_tools_changed = function() self:_tools_changed(rec) end,
     on_trace = self._on_trace and function(line) self._on_trace(name, line) end,
+    protocol = spec.protocol,    -- "auto" unless luamcp.json says otherwise
   }
   if spec.url then
     o.url, o.headers, o.transport = spec.url, spec.headers, spec.transport
