@@ -155,6 +155,31 @@ describe("a modern SDK v2 server over Streamable HTTP", function()
   end)
 end)
 
+describe("cancelling in 2026-07-28", function()
+  it("closes the request's stream over HTTP, and sends notifications/cancelled over stdio", function()
+    run_async(function()
+      local server <close> = fixture.http_server("modern/modern", { "--transport", "http" })
+      local http <close> = assert(mcp.connect{ url = server.url("/mcp"), oauth = false })
+      local stdio <close> = assert(fixture.connect("modern/modern"))
+      for _, c in ipairs{ http, stdio } do
+        local call = c:start_tool("slow", { steps = 1, delay_ms = 30000 })
+        assert(c:call_tool("add", { a = 1, b = 1 }))   -- the slow call has gone out
+        call:cancel("no longer needed")
+        assert.equal("ECANCELED", select(2, call:wait()).code)
+      end
+      local function cancels(list)
+        local n = 0
+        for _, r in ipairs(list) do
+          if r.method == "notifications/cancelled" then n = n + 1 end
+        end
+        return n
+      end
+      assert.equal(0, cancels(received_http(server)))
+      assert.equal(1, cancels(received_stdio(stdio)))
+    end)
+  end)
+end)
+
 describe("a dual-era SDK v2 server", function()
   it("is spoken to in 2025-11-25 when the client is told so", function()
     run_async(function()

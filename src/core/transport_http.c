@@ -1068,6 +1068,21 @@ flush_queue(http_transport_t *t)
   }
 }
 
+/* Whether a message (our own) is notifications/cancelled. */
+static int
+is_cancellation(const char *text, size_t len)
+{
+  static const char method[] = "\"notifications/cancelled\"";
+  mcp_json_member_t m[8];
+  const mcp_json_member_t *v;
+  size_t n;
+
+  return mcp_json_members(text, len, 16, m, 8, &n) == 0 &&
+         (v = mcp_json_member(m, n, "method")) != NULL &&
+         v->value_len == sizeof method - 1 &&
+         memcmp(v->value, method, sizeof method - 1) == 0;
+}
+
 static int
 http_send(mcp_transport_t *base, const char *text, size_t len,
           uint64_t request_id, mcp_error_t *err)
@@ -1077,6 +1092,11 @@ http_send(mcp_transport_t *base, const char *text, size_t len,
 
   if (t->lost || t->closing)
     return mcp_error_set(err, MCP_ECLOSED, "connection closed");
+  /* In the stateless era closing a request's stream is its cancellation
+   * (cancel_request did it): notifications/cancelled is not sent over
+   * HTTP (H11). */
+  if (t->stateless && request_id == 0 && is_cancellation(text, len))
+    return 0;
   if (t->legacy && t->post_url == t->url) {
     /* Legacy, and the endpoint event has not come yet. */
     queued_t *q = calloc(1, sizeof *q);
