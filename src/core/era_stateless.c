@@ -154,9 +154,8 @@ begin_stateless(probe_t *p, const cJSON *result, mcp_error_t *err)
 static void
 fall_back(probe_t *p)
 {
-  mcp_error_t err;
-
   uint64_t spent = mcp_rpc_now(p->s->rpc) - p->started;
+  mcp_error_t err;
 
   mcp_rpc_set_envelope(p->s->rpc, NULL);
   mcp_rpc_set_era(p->s->rpc, NULL);
