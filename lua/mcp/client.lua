@@ -128,6 +128,7 @@ local function core_handlers(self, opts)
       -- new one, restored what we had set up and sent the waiting
       -- requests again.
       self.sessions = number
+      self._cache = nil           -- what the old session said may be stale
       self.protocol_version = result.protocolVersion
       self.capabilities = result.capabilities
       self.instructions = result.instructions

@@ -14,15 +14,57 @@ local array_mt = core.array_mt
 
 local MAX_PAGES = 1000          -- a server paging forever is a bug
 
+-- ---- what a 2026-07-28 server lets us keep -----------------------------------
+-- A server of the stateless era says how long a list or a read stays good
+-- (ttlMs). Until then it is served from here, without a round trip; a
+-- list-changed or updated notification drops it, and { fresh = true } asks
+-- the server anyway. (The cache is this client's own, so cacheScope,
+-- private or public, allows it either way.)
+
+local function cached(self, key, opts)
+  if opts and opts.fresh then return nil end
+  local entry = self._cache and self._cache[key]
+  if entry and core.now() < entry.expires then return entry.value end
+  return nil
+end
+
+local function keep(self, key, value, ttl)
+  if self.era ~= "modern" or math.type(ttl) ~= "integer" or ttl <= 0 then return end
+  self._cache = self._cache or {}
+  self._cache[key] = { value = value, expires = core.now() + ttl }
+end
+
+local function forget(self, key)
+  if self._cache then self._cache[key] = nil end
+end
+
+-- The ttlMs of a result, or nil when it has none (then nothing is kept).
+local function ttl_of(res)
+  local ttl = res.ttlMs
+  if res.resultType ~= nil and res.resultType ~= "complete" then return nil end
+  return math.type(ttl) == "integer" and ttl or nil
+end
+
 -- Follows nextCursor to the end. A cursor seen twice, or too many pages,
 -- is the server's bug: EPROTO, with what was gathered in err.partial.
+-- The whole list is kept for the shortest ttlMs of its pages.
 function Client:_paginate(method, key, opts)
+  local hit = cached(self, method, opts)
+  if hit then return hit end
   local items                   -- the first page's own list, then appended to
   local seen, pages = {}, 0
-  local cursor
+  local cursor, ttl
   repeat
     local res, err = self:request(method, cursor and { cursor = cursor } or nil, opts)
     if not res then return nil, err end
+    local page_ttl = ttl_of(res)
+    if items == nil then
+      ttl = page_ttl
+    elseif ttl and page_ttl then
+      ttl = math.min(ttl, page_ttl)
+    else
+      ttl = nil                 -- a page that may not be kept: none is
+    end
     local page = res[key]
     if type(page) ~= "table" then
       return nil, errors.new("EPROTO", ("%s result has no '%s' list"):format(method, key))
@@ -47,6 +89,7 @@ function Client:_paginate(method, key, opts)
       end
     end
   until cursor == nil
+  keep(self, method, items, ttl)
   return items
 end
 
@@ -179,6 +222,7 @@ function Client:_start_tool(name, args, opts)
 end
 
 routes["notifications/tools/list_changed"] = function(self)
+  forget(self, "tools/list")
   self.tools, self.tools_by_name = nil, nil
   if self.on_tools_changed then
     task.spawn(function()
@@ -214,7 +258,13 @@ function Client:read_resource(uri, opts)
   check_string(uri, 1, "read_resource")
   local err = self:_require("resources/read", "resources")
   if err then return nil, err end
-  return self:request("resources/read", { uri = uri }, opts)
+  local key = "resources/read " .. uri
+  local hit = cached(self, key, opts)
+  if hit then return hit end
+  local res
+  res, err = self:request("resources/read", { uri = uri }, opts)
+  if res then keep(self, key, res, ttl_of(res)) end
+  return res, err
 end
 
 --- syntax: ok, err = client:subscribe_resource(uri, callback, opts?)
@@ -251,11 +301,14 @@ end
 
 routes["notifications/resources/updated"] = function(self, params)
   local uri = type(params) == "table" and params.uri
+  if type(uri) == "string" then forget(self, "resources/read " .. uri) end
   local fn = uri and self._subscriptions and self._subscriptions[uri]
   if fn then fn(params) end
 end
 
 routes["notifications/resources/list_changed"] = function(self, params)
+  forget(self, "resources/list")
+  forget(self, "resources/templates/list")
   if self.on_resources_changed then self.on_resources_changed(params) end
 end
 
@@ -287,6 +340,7 @@ function Client:get_prompt(name, args, opts)
 end
 
 routes["notifications/prompts/list_changed"] = function(self, params)
+  forget(self, "prompts/list")
   if self.on_prompts_changed then self.on_prompts_changed(params) end
 end
 

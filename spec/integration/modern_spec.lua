@@ -155,6 +155,40 @@ describe("a modern SDK v2 server over Streamable HTTP", function()
   end)
 end)
 
+describe("what a 2026-07-28 server lets the client keep", function()
+  it("serves a list and a read again without a round trip until their ttlMs, unless fresh", function()
+    run_async(function()
+      local client <close> = assert(fixture.connect("modern/modern"))
+      local function count(method)
+        local n = 0
+        for _, r in ipairs(received_stdio(client)) do
+          if r.method == method then n = n + 1 end
+        end
+        return n
+      end
+      local first = assert(client:list_tools())      -- ttlMs 60000
+      assert.equal(first, assert(client:list_tools()))
+      local r1 = assert(client:read_resource("text://hello"))   -- ttlMs 30000
+      assert.equal(r1, assert(client:read_resource("text://hello")))
+      -- (the requests tool itself lists nothing: tools/list is counted)
+      assert.equal(1, count("tools/list"))
+      assert.equal(1, count("resources/read"))
+      assert.are_not.equal(first, assert(client:list_tools{ fresh = true }))
+      assert(client:read_resource("text://hello", { fresh = true }))
+      assert.equal(2, count("tools/list"))
+      assert.equal(2, count("resources/read"))
+    end)
+  end)
+
+  it("keeps nothing from a server of the handshake era", function()
+    run_async(function()
+      local client <close> = assert(fixture.connect("modern/modern",
+        { args = { "--era", "dual" }, protocol = "2025-11-25" }))
+      assert.are_not.equal(assert(client:list_tools()), assert(client:list_tools()))
+    end)
+  end)
+end)
+
 describe("cancelling in 2026-07-28", function()
   it("closes the request's stream over HTTP, and sends notifications/cancelled over stdio", function()
     run_async(function()
