@@ -182,7 +182,8 @@ local capability_providers = {}
 --- syntax: client, err = mcp.connect(opts)
 --- opts: name, command = { ... }, env = { NAME = value | false }, cwd,
 --- protocol ("auto", the default: server/discover decides the era;
---- "2025-11-25" or an older revision: the handshake at once),
+--- "2026-07-28": that era or EVERSION; "2025-11-25" or an older
+--- revision: the handshake at once),
 --- timeout (seconds, per request; default 60), init_timeout (seconds),
 --- restart = { max = n, backoff = seconds (default 1, doubling) } to start
 --- a stdio server again when it dies (calls meanwhile fail with ECLOSED;

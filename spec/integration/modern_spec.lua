@@ -227,6 +227,25 @@ describe("a dual-era SDK v2 server", function()
   end)
 end)
 
+describe("a connection that asks for 2026-07-28 only", function()
+  it("speaks it to a server that does, and refuses one of the older era with EVERSION", function()
+    run_async(function()
+      local client <close> = assert(fixture.connect("modern/modern",
+        { args = { "--era", "dual" }, protocol = "2026-07-28" }))
+      assert.equal("modern", client.era)
+      local lines = {}
+      local old, err = mcp.connect{ command = fixture.everything_command(), protocol = "2026-07-28",
+        on_stderr = function() end, on_trace = function(l) lines[#lines + 1] = l end }
+      assert.is_nil(old)
+      assert.equal("EVERSION", err.code)
+      assert.matches("2026%-07%-28 only", err.message)
+      for _, l in ipairs(lines) do
+        assert.is_nil(l:find('"method":"initialize"', 1, true), "initialize was sent")
+      end
+    end)
+  end)
+end)
+
 describe("server-everything, of the handshake era", function()
   it("answers the probe as an older server does, and the handshake follows on the same pipe", function()
     run_async(function()

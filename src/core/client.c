@@ -809,9 +809,10 @@ int
 mcp_client_set_protocol(mcp_client_t *c, const char *protocol,
                         mcp_error_t *err)
 {
-  if (protocol == NULL || strcmp(protocol, "auto") == 0 ||
-      strcmp(protocol, MCP_STATELESS_VERSION) == 0)
+  if (protocol == NULL || strcmp(protocol, "auto") == 0)
     c->era = &mcp_era_auto;
+  else if (strcmp(protocol, MCP_STATELESS_VERSION) == 0)
+    c->era = &mcp_era_stateless;
   else if (mcp_session_version_supported(protocol))
     c->era = &mcp_era_handshake;
   else

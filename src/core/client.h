@@ -97,7 +97,7 @@ int mcp_client_initialize(mcp_client_t *c, const cJSON *capabilities,
                           mcp_error_t *err);
 const char *mcp_client_version(const mcp_client_t *c);
 /* Which era to speak: "auto" (the default: server/discover decides),
- * "2026-07-28" (the same: the probe is how the era is known), or a
+ * "2026-07-28" (that era or EVERSION: no fallback to initialize), or a
  * handshake revision ("2025-11-25"...: initialize at once). Before
  * mcp_client_initialize. 0 or MCP_EINVAL. */
 int mcp_client_set_protocol(mcp_client_t *c, const char *protocol,

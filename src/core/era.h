@@ -29,5 +29,7 @@ extern const mcp_era_t mcp_era_handshake;
  * (era_stateless.c): the stateless era (2026-07-28), else the
  * handshake. */
 extern const mcp_era_t mcp_era_auto;
+/* The stateless era only: a server of the older era is EVERSION. */
+extern const mcp_era_t mcp_era_stateless;
 
 #endif

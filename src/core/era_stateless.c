@@ -32,6 +32,7 @@ typedef struct probe_s {
   mcp_session_ready_cb cb;
   void *data;
   int corrected;               /* the one corrective probe was sent */
+  int only;                    /* 2026-07-28 or nothing: no fallback */
 } probe_t;
 
 static int send_probe(probe_t *p, mcp_error_t *err);
@@ -157,6 +158,14 @@ fall_back(probe_t *p)
   uint64_t spent = mcp_rpc_now(p->s->rpc) - p->started;
   mcp_error_t err;
 
+  if (p->only) {
+    mcp_error_set(&err, MCP_EVERSION, "the server does not speak 2026-07-28 "
+                  "(its answer to server/discover is an older server's), "
+                  "and the connection asked for 2026-07-28 only");
+    p->cb(p->data, &err, NULL);
+    probe_free(p);
+    return;
+  }
   mcp_rpc_set_envelope(p->s->rpc, NULL);
   mcp_rpc_set_era(p->s->rpc, NULL);
   p->s->stateless = 0;
@@ -286,12 +295,14 @@ send_probe(probe_t *p, mcp_error_t *err)
                          p, NULL, err);
 }
 
-/* Begins a session of whichever era the server speaks: the probe, then
- * the stateless era or the handshake. */
+/* Begins a session of whichever era the server speaks (only: the
+ * stateless era or none): the probe, then the stateless era or the
+ * handshake. */
 static int
-begin(mcp_session_t *s, const cJSON *capabilities, const cJSON *client_info,
-      uint64_t timeout_ms, mcp_session_ready_cb cb, void *data,
-      mcp_error_t *err)
+begin_probing(mcp_session_t *s, const cJSON *capabilities,
+              const cJSON *client_info, uint64_t timeout_ms,
+              mcp_session_ready_cb cb, void *data, int only,
+              mcp_error_t *err)
 {
   probe_t *p = calloc(1, sizeof *p);
   char *envelope;
@@ -300,6 +311,7 @@ begin(mcp_session_t *s, const cJSON *capabilities, const cJSON *client_info,
   if (p == NULL)
     return mcp_error_set(err, MCP_ENOMEM, NULL);
   p->s = s;
+  p->only = only;
   p->timeout_ms = timeout_ms;
   p->cb = cb;
   p->data = data;
@@ -329,4 +341,24 @@ begin(mcp_session_t *s, const cJSON *capabilities, const cJSON *client_info,
   return rc;
 }
 
-const mcp_era_t mcp_era_auto = { MCP_STATELESS_VERSION, begin };
+static int
+begin_auto(mcp_session_t *s, const cJSON *capabilities,
+           const cJSON *client_info, uint64_t timeout_ms,
+           mcp_session_ready_cb cb, void *data, mcp_error_t *err)
+{
+  return begin_probing(s, capabilities, client_info, timeout_ms, cb, data, 0,
+                       err);
+}
+
+static int
+begin_stateless_only(mcp_session_t *s, const cJSON *capabilities,
+                     const cJSON *client_info, uint64_t timeout_ms,
+                     mcp_session_ready_cb cb, void *data, mcp_error_t *err)
+{
+  return begin_probing(s, capabilities, client_info, timeout_ms, cb, data, 1,
+                       err);
+}
+
+const mcp_era_t mcp_era_auto = { MCP_STATELESS_VERSION, begin_auto };
+const mcp_era_t mcp_era_stateless = { MCP_STATELESS_VERSION,
+                                      begin_stateless_only };
