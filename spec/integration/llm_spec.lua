@@ -344,6 +344,18 @@ for _, provider in ipairs { "openai", "anthropic" } do
       end)
     end
 
+    for _, stream in ipairs { false, true } do
+      it("stops an answer over its size limit" .. (stream and ", streamed" or ""), function()
+        with_model(provider, { { text = string.rep("x", 64 * 1024) } }, { max_size = 8 * 1024 },
+          function(llm)
+            local reply, err = llm:chat{ messages = { { role = "user", content = "Hi" } },
+                                         stream = stream }
+            assert.is_nil(reply)
+            assert.equal("ETOOBIG", err.code)
+          end)
+      end)
+    end
+
     it("reports a wrong API key as EHTTP 401 without the key", function()
       local secret = "sk-wrong-" .. provider .. "-0123456789"
       with_model(provider, { { text = "unreachable" } }, { api_key = secret, max_retries = 3 }, function(llm, server)

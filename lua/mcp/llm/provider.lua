@@ -27,7 +27,8 @@ function M.new(dialect, opts)
   opts = opts or {}
   if type(opts) ~= "table" then error("bad argument #1 (table of options expected)", 3) end
   for _, name in ipairs { "model", "base_url", "api_key" } do check(opts, name, "string") end
-  for _, name in ipairs { "timeout", "max_retries", "max_tokens", "temperature" } do
+  for _, name in ipairs { "timeout", "max_retries", "max_tokens", "temperature",
+                          "max_size" } do
     check(opts, name, "number")
   end
   check(opts, "headers", "table")
@@ -44,6 +45,7 @@ function M.new(dialect, opts)
     max_tokens = opts.max_tokens,
     temperature = opts.temperature,
     connect_timeout = opts.connect_timeout,
+    max_size = opts.max_size,     -- bytes of one answer (request.MAX_ANSWER)
   }, dialect)
   for k, v in pairs(dialect.defaults or {}) do
     if opts[k] ~= nil then llm[k] = opts[k] else llm[k] = v end
@@ -88,6 +90,7 @@ function M.chat(llm, req)
     secret = key,
     timeout = req.timeout or llm.timeout,
     connect_timeout = llm.connect_timeout,
+    max_size = llm.max_size,
     max_retries = req.max_retries or llm.max_retries,
     error_message = llm.error_message,
     on_event = assembler and assembler.on_event,

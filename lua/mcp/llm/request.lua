@@ -13,6 +13,9 @@ local M = {}
 
 M.BACKOFF_INITIAL = 0.5   -- seconds, doubled per attempt (as OpenAI's SDKs)
 M.BACKOFF_MAX = 8
+-- The most bytes of one answer, streamed or whole: a model's answer is
+-- text and tool calls, and a server that sends more is not one to follow.
+M.MAX_ANSWER = 16 * 1024 * 1024
 
 local MONTHS = { Jan = 1, Feb = 2, Mar = 3, Apr = 4, May = 5, Jun = 6,
                  Jul = 7, Aug = 8, Sep = 9, Oct = 10, Nov = 11, Dec = 12 }
@@ -92,7 +95,7 @@ local function attempt(o, remaining)
   local opts = {
     url = o.url, method = "POST", headers = o.headers, body = o.body,
     timeout = remaining, connect_timeout = o.connect_timeout,
-    max_size = o.max_size,
+    max_size = o.max_size or M.MAX_ANSWER,
     on_headers = function(s, h)
       status, headers = s, h
       local ctype = (h["content-type"] or ""):lower()
