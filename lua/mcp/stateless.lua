@@ -11,6 +11,7 @@ local errors = require "mcp.errors"
 local Client = {}
 
 local MAX_ROUNDS = 10
+local MAX_INPUTS = 32       -- input requests in one round (each runs a handler)
 
 -- The requests an input_required result may answer (the MRTR pattern).
 local MAY_ASK = { ["tools/call"] = true, ["prompts/get"] = true,
@@ -30,6 +31,9 @@ function Client:_answer_inputs(requests)
   end
   local keys, jobs = {}, {}
   for key, req in pairs(requests) do
+    if #keys == MAX_INPUTS then
+      return nil, protocol_error("inputRequests holds more than %d requests", MAX_INPUTS)
+    end
     if type(key) ~= "string" or type(req) ~= "table" or type(req.method) ~= "string" then
       return nil, protocol_error("inputRequests holds an entry that is not { method, params }")
     end
