@@ -229,15 +229,13 @@ local CLAUDE_TRANSPORTS = {
   sse = "sse",
 }
 
-function normalize.claude(ctx, raw)
-  local spec = { enabled = parse_enabled(ctx, raw) }
-  -- Claude Code expands variables in these keys only.
-  raw = setmetatable({}, { __index = raw })
-  for _, k in ipairs{ "command", "args", "env", "url", "headers" } do
-    raw[k] = subst_tree(ctx, raw[k], key_of(ctx, k), claude_subst)
-  end
+-- Claude's and VS Code's shape: `type` stdio (command, args, env, cwd) or
+-- http/sse (url, headers); without a type, whichever of command and url
+-- is there. stdio_env(env) may add to the env (VS Code's envFile); cwd is
+-- resolved against cwd_base.
+local function command_or_url(ctx, raw, spec, transports, cwd_base, stdio_env)
   local kind = opt_string(ctx, raw, "type")
-  if kind and CLAUDE_TRANSPORTS[kind] == nil then
+  if kind and transports[kind] == nil then
     raise(ctx, key_of(ctx, "type"), 'must be "stdio", "http" or "sse"')
   end
   local command = command_and_args(ctx, raw)
@@ -246,15 +244,26 @@ function normalize.claude(ctx, raw)
   if kind == "stdio" or (not kind and command) then
     if not command then neither(ctx) end
     spec.command = command
-    spec.env = string_map(ctx, raw.env, key_of(ctx, "env"), true)
-    spec.cwd = local_cwd(ctx, raw, ctx.dir)
+    local env = string_map(ctx, raw.env, key_of(ctx, "env"), true)
+    spec.env = stdio_env and stdio_env(env) or env
+    spec.cwd = local_cwd(ctx, raw, cwd_base)
   else
     if not has_url then neither(ctx) end
     spec.url = http_url(ctx, raw.url, key_of(ctx, "url"))
     spec.headers = string_map(ctx, raw.headers, key_of(ctx, "headers"))
-    spec.transport = kind and CLAUDE_TRANSPORTS[kind] or "auto"
+    spec.transport = kind and transports[kind] or "auto"
   end
   return spec
+end
+
+function normalize.claude(ctx, raw)
+  local spec = { enabled = parse_enabled(ctx, raw) }
+  -- Claude Code expands variables in these keys only.
+  raw = setmetatable({}, { __index = raw })
+  for _, k in ipairs{ "command", "args", "env", "url", "headers" } do
+    raw[k] = subst_tree(ctx, raw[k], key_of(ctx, k), claude_subst)
+  end
+  return command_or_url(ctx, raw, spec, CLAUDE_TRANSPORTS, ctx.dir)
 end
 
 -- VS Code: KEY=VALUE lines of an envFile.
@@ -287,34 +296,14 @@ function normalize.vscode(ctx, raw)
   local spec = { enabled = parse_enabled(ctx, raw) }
   ctx.disabled = not spec.enabled
   raw = subst_tree(ctx, raw, ctx.prefix, vscode_subst)
-  local kind = opt_string(ctx, raw, "type")
-  if kind and VSCODE_TRANSPORTS[kind] == nil then
-    raise(ctx, key_of(ctx, "type"), 'must be "stdio", "http" or "sse"')
-  end
-  local command = command_and_args(ctx, raw)
-  local has_url = not absent(raw.url)
-  if command and has_url and not kind then both(ctx) end
-  if kind == "stdio" or (not kind and command) then
-    if not command then neither(ctx) end
-    spec.command = command
-    local env = string_map(ctx, raw.env, key_of(ctx, "env"), true)
-    local env_file = opt_string(ctx, raw, "envFile")
-    if env_file then
-      local from_file = read_env_file(ctx, resolve(env_file, ctx.workspace,
-        ctx.getenv("HOME")), key_of(ctx, "envFile"))
-      for k, v in pairs(env or {}) do from_file[k] = v end   -- env wins
-      env = from_file
-    end
-    spec.env = env
-    spec.cwd = local_cwd(ctx, raw, ctx.workspace)
-  else
-    if not has_url then neither(ctx) end
-    spec.url = http_url(ctx, raw.url, key_of(ctx, "url"))
-    spec.headers = string_map(ctx, raw.headers, key_of(ctx, "headers"))
-    spec.transport = kind and VSCODE_TRANSPORTS[kind] or "auto"
-  end
-  return spec
+  local env_file = opt_string(ctx, raw, "envFile")
+  return command_or_url(ctx, raw, spec, VSCODE_TRANSPORTS, ctx.workspace, function(env)
+    if not env_file then return env end
+    local from_file = read_env_file(ctx, resolve(env_file, ctx.workspace,
+      ctx.getenv("HOME")), key_of(ctx, "envFile"))
+    for k, v in pairs(env or {}) do from_file[k] = v end   -- env wins
+    return from_file
+  end)
 end
-
 
 return normalize
