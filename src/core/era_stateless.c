@@ -46,7 +46,8 @@ probe_free(probe_t *p)
 }
 
 /* The _meta members of every request: "key":value,... (malloc'd). The
- * stateless era's roots capability has no listChanged. */
+ * stateless era's roots capability has no listChanged, and its tasks are
+ * an extension: the 2025-11-25 "tasks" capability is gone. */
 static char *
 envelope_of(const cJSON *capabilities, const cJSON *client_info)
 {
@@ -62,6 +63,7 @@ envelope_of(const cJSON *capabilities, const cJSON *client_info)
     goto done;
   if (cJSON_IsObject(roots))
     cJSON_DeleteItemFromObjectCaseSensitive(roots, "listChanged");
+  cJSON_DeleteItemFromObjectCaseSensitive(caps, "tasks");
   if (client_info == NULL) {
     cJSON_AddStringToObject(info, "name", "luamcp");
     cJSON_AddStringToObject(info, "version", MCP_VERSION);

@@ -500,9 +500,12 @@ table_find(mcp_rpc_t *rpc, uint64_t id)
 }
 
 /* Progress for a request we are waiting on restarts its timeout, up to
- * its hard deadline. Unknown or finished tokens are ignored (B15). */
+ * its hard deadline. Returns 0 for a token that is no pending request's:
+ * the caller hands that on as a notification, since a finished request
+ * that became a task (2025-11-25) keeps its token until the task ends;
+ * the client ignores the rest (B15). */
 /* params is the tree, to read; given is what the request's owner gets. */
-static void
+static int
 handle_progress(mcp_rpc_t *rpc, const cJSON *params, const cJSON *given)
 {
   const cJSON *token = cJSON_GetObjectItemCaseSensitive(params, "progressToken");
@@ -510,10 +513,10 @@ handle_progress(mcp_rpc_t *rpc, const cJSON *params, const cJSON *given)
   pending_t *p;
 
   if (mcp_jsonrpc_id_u64(token, &id) != 0)
-    return;
+    return 0;
   p = table_find(rpc, id);
   if (p == NULL || p->on_progress == NULL)
-    return;
+    return 0;
   now = uv_now(rpc->loop);
   if (now < p->hard_deadline) {
     left = p->hard_deadline - now;
@@ -522,6 +525,7 @@ handle_progress(mcp_rpc_t *rpc, const cJSON *params, const cJSON *given)
     deadline_insert(rpc, p);
   }
   p->on_progress(p->data, given);
+  return 1;
 }
 
 /* Fails every request whose deadline has passed, soonest first. A failure
@@ -930,10 +934,9 @@ on_message(void *ud, const char *text, size_t len)
   case MCP_MSG_NOTIFICATION:
     raw = m.params != NULL ? raw_member(mem, nmem, "params") : NULL;
     if (strcmp(m.method, "notifications/progress") == 0 &&
-        cJSON_IsObject(m.params)) {
-      handle_progress(rpc, m.params, raw != NULL ? raw : m.params);
+        cJSON_IsObject(m.params) &&
+        handle_progress(rpc, m.params, raw != NULL ? raw : m.params))
       break;
-    }
     if (rpc->handler.on_notification != NULL)
       rpc->handler.on_notification(rpc->ud, m.method,
                                    raw != NULL ? raw : m.params);

@@ -103,26 +103,45 @@ on_initialized(void *data, const mcp_error_t *err, const cJSON *result)
   cb(s->data, NULL, s->init_result);
 }
 
+/* The capabilities as the handshake era knows them: a copy without the
+ * 2026-07-28 tasks extension, which is not defined there (T2); an
+ * "extensions" left empty goes too. NULL when out of memory. */
+static cJSON *
+handshake_capabilities(const cJSON *capabilities)
+{
+  cJSON *caps = capabilities != NULL ? cJSON_Duplicate(capabilities, 1)
+                                     : cJSON_CreateObject();
+  cJSON *ext = cJSON_GetObjectItemCaseSensitive(caps, "extensions");
+
+  if (cJSON_IsObject(ext)) {
+    cJSON_DeleteItemFromObjectCaseSensitive(ext,
+                                            "io.modelcontextprotocol/tasks");
+    if (ext->child == NULL)
+      cJSON_DeleteItemFromObjectCaseSensitive(caps, "extensions");
+  }
+  return caps;
+}
+
 int
 mcp_session_initialize(mcp_session_t *s, const cJSON *capabilities,
                        const cJSON *client_info, uint64_t timeout_ms,
                        mcp_session_ready_cb cb, void *data, mcp_error_t *err)
 {
   mcp_rpc_req_opts_t opts = { timeout_ms, 1, NULL, 0, NULL };
-  cJSON *params, *info;
+  cJSON *params, *info, *caps;
   int rc;
 
   if (s->initializing)
     return mcp_error_set(err, MCP_EINVAL, "initialize already in progress");
   params = cJSON_CreateObject();
-  if (params == NULL)
+  caps = handshake_capabilities(capabilities);
+  if (params == NULL || caps == NULL) {
+    cJSON_Delete(params);
+    cJSON_Delete(caps);
     return mcp_error_set(err, MCP_ENOMEM, NULL);
+  }
   cJSON_AddStringToObject(params, "protocolVersion", MCP_LATEST_VERSION);
-  if (capabilities != NULL)
-    cJSON_AddItemReferenceToObject(params, "capabilities",
-                                   (cJSON *) capabilities);
-  else
-    cJSON_AddObjectToObject(params, "capabilities");
+  cJSON_AddItemToObject(params, "capabilities", caps);
   if (client_info != NULL) {
     cJSON_AddItemReferenceToObject(params, "clientInfo",
                                    (cJSON *) client_info);

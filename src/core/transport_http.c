@@ -408,7 +408,8 @@ done:
 }
 
 /* The stateless era's routing headers of a request (its text): Mcp-Method,
- * and Mcp-Name for the calls that name what they act on. */
+ * and Mcp-Name for the calls that name what they act on (a task's id
+ * for tasks/get, tasks/update and tasks/cancel). */
 static size_t
 routing_headers(const char *text, size_t len, char *method_h, char *name_h,
                 size_t cap, const char **lines, size_t n)
@@ -433,6 +434,10 @@ routing_headers(const char *text, size_t len, char *method_h, char *name_h,
     name = mcp_json_member(pm, np, "name");
   else if (strcmp(method_h, "Mcp-Method: resources/read") == 0)
     name = mcp_json_member(pm, np, "uri");
+  else if (strcmp(method_h, "Mcp-Method: tasks/get") == 0 ||
+           strcmp(method_h, "Mcp-Method: tasks/update") == 0 ||
+           strcmp(method_h, "Mcp-Method: tasks/cancel") == 0)
+    name = mcp_json_member(pm, np, "taskId");     /* T15 */
   if (name != NULL && stateless_header("Mcp-Name", name->value,
                                        name->value_len, name_h, cap))
     lines[n++] = name_h;
