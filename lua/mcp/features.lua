@@ -150,6 +150,9 @@ end
 --- tools when the client has not yet, so that the schemas are known.
 --- The call's timeout covers all of its steps (listing, calling, URL
 --- elicitations, calling again): one deadline.
+--- A call the server runs as a task is followed to its end (mcp.tasks):
+--- opts.task = true (or { ttl = ms }) asks for one where the tool lets
+--- the caller choose; opts.on_status(task) hears each status and message.
 function Client:call_tool(name, args, opts)
   self:_check()
   if type(name) ~= "string" then check_string(name, 1, "call_tool") end
@@ -180,10 +183,13 @@ end
 --- syntax: request = client:start_tool(name, args?, opts?)
 --- Starts a tool call and returns its handle (wait, cancel) without
 --- waiting. Arguments are checked as for call_tool; the result is not.
+--- With opts.task the call runs as call_tool does, and the handle's wait,
+--- cancel and status work on the server's task (mcp.tasks).
 function Client:start_tool(name, args, opts)
   self:_check()
   check_string(name, 1, "start_tool")
   check_table(args, 2, "start_tool")
+  if opts and opts.task then return self:_start_tool_task(name, args, opts) end
   return self:_start_tool(name, args, opts)
 end
 
@@ -193,8 +199,13 @@ function Client:_call_tool(name, args, opts)
   if type(caps) ~= "table" or not caps.tools then
     return nil, self:_require("tools/call", "tools")
   end
+  if self:_calls_as_task(name, opts) then return self:_call_tool_as_task(name, args, opts) end
+  local started = core.now()
   local result, err = self:_call("tools/call", { name = name, arguments = args or {} },
     opts, self:_call_schemas(name, opts))
+  if result and result.resultType == "task" then   -- 2026-07-28: the server made it one
+    return self:_follow_task(name, result, opts, started)
+  end
   -- ESCHEMA is the core's (the server's errors are ERPC): on the result
   -- when it carries one, else on the arguments.
   if err and err.code == "ESCHEMA" then

@@ -17,6 +17,12 @@ local MAX_INPUTS = 32       -- input requests in one round (each runs a handler)
 local MAY_ASK = { ["tools/call"] = true, ["prompts/get"] = true,
                   ["resources/read"] = true }
 
+-- The answers that may be a task (the io.modelcontextprotocol/tasks
+-- extension, which the client declares; mcp.tasks follows them): a
+-- tools/call's, and tasks/get's, which some servers label "task" too
+-- (T17). A task anywhere else is invalid (T3).
+local MAY_BE_TASK = { ["tools/call"] = true, ["tasks/get"] = true }
+
 local function protocol_error(fmt, ...)
   return errors.new("EPROTO", fmt:format(...))
 end
@@ -58,6 +64,7 @@ function Client:_stateless_result(method, params, res, resend)
   for _ = 1, MAX_ROUNDS do
     local kind = res.resultType
     if kind == nil or kind == "complete" then return res end
+    if kind == "task" and MAY_BE_TASK[method] then return res end
     if kind ~= "input_required" then
       return nil, protocol_error("%s: the server's result has an unknown resultType %q",
         method, tostring(kind))
