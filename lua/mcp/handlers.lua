@@ -9,6 +9,7 @@ local core = require "mcp.core"
 local task = require "mcp.task"
 local errors = require "mcp.errors"
 local elicitation = require "mcp.elicitation"
+local task_receiver = require "mcp.task_receiver"
 
 -- This module's part of the Client (composed in mcp.client): methods,
 -- connect hook, capabilities, notification routes, the server requests.
@@ -72,16 +73,23 @@ local function install(self, handlers)
   if roots ~= nil and type(roots) ~= "function" then check_roots(roots, 5) end
   self._handlers.roots = roots
   local fn, flags = unpack_handler("sampling", handlers.sampling)
-  if fn then self._handlers.sampling = { fn = fn, tools = flags.tools, context = flags.context } end
+  -- task = true: a server's request that asks for a task gets one
+  -- (mcp.task_receiver).
+  if fn then
+    self._handlers.sampling = { fn = fn, tools = flags.tools, context = flags.context,
+                                task = flags.task == true }
+  end
   fn, flags = unpack_handler("elicitation", handlers.elicitation)
   if fn then
     local form = flags.form ~= false
-    self._handlers.elicitation = { fn = fn, form = form, url = flags.url == true }
+    self._handlers.elicitation = { fn = fn, form = form, url = flags.url == true,
+                                   task = flags.task == true }
   end
 end
 
 local function on_connect(self, opts)
   install(self, opts.handlers)
+  task_receiver.on_connect(self)
   self._inflight = {}            -- request id (as a string key) -> task
   self._elicitation_waiters = {} -- elicitationId -> { done, ... }
   self._completed_elicitations = {}
@@ -102,6 +110,7 @@ local function add_capabilities(self, caps)
     if h.elicitation.form then caps.elicitation.form = {} end
     if h.elicitation.url then caps.elicitation.url = {} end
   end
+  task_receiver.add_capabilities(self, caps)
 end
 
 --- syntax: client:set_handler(kind, handler)
@@ -473,9 +482,16 @@ function Client:_answer_input(method, params)
 end
 
 local function on_request(self, id, method, params)
-  local a = answers[method]
-  if not a or self._handlers[a.kind] == nil then return false end   -- -32601
   if type(params) ~= "table" then params = {} end
+  local a = answers[method]
+  if not a then return task_receiver.answer(self, id, method, params, respond) end
+  local h = self._handlers[a.kind]
+  if h == nil then return false end   -- -32601
+  -- Asked as a task of a kind declared so: a task id now, the answer
+  -- later (K17; without the declaration, task is ignored).
+  if a.kind ~= "roots" and h.task and type(params.task) == "table" then
+    return task_receiver.start(self, id, method, params, a.fn, respond)
+  end
   return run_handler(self, id, method, params, a.fn)
 end
 

@@ -3,7 +3,9 @@
 -- through a plain call_tool, its statuses reported; the elicitation it
 -- sends while it waits (input_required) is answered by the Lua handler; a
 -- task started with start_tool is cancelled with tasks/cancel; tasks are
--- listed and looked up by id.
+-- listed and looked up by id. And the other way round: sampling and
+-- elicitation handlers declared with task = true answer the server's
+-- task-augmented requests as tasks, which the server polls to their end.
 local mcp = require "mcp"
 local fixture = require "spec.support.fixture"
 
@@ -129,6 +131,54 @@ for _, transport in ipairs{ "stdio", "http" } do
         local again, cerr = client:cancel_task(handle.id)
         assert.is_nil(again)
         assert.equal(-32602, cerr.rpc_code)
+      end, 30)
+    end)
+
+    it("runs the server's task-augmented sampling request as a task, polled to its end", function()
+      run_async(function()
+        local tasks_seen = {}
+        local srv <close> = server()
+        local client <close> = connect(srv, { handlers = {
+          sampling = { task = true, handler = function(params, ctx)
+            tasks_seen[#tasks_seen + 1] = ctx.task
+            mcp.sleep(1.2)    -- still working at the server's first poll
+            return { role = "assistant", model = "lua-model", stopReason = "endTurn",
+                     content = { type = "text", text = "sampled: " .. params.messages[1].content.text } }
+          end },
+        } })
+        assert.same({ createMessage = {} }, client.client_capabilities.tasks.requests.sampling)
+        local res = assert(client:call_tool("trigger-sampling-request-async", { prompt = "tides" },
+          { timeout = 15 }))
+        local text = res.content[1].text
+        assert.equal(1, #tasks_seen)
+        assert.matches("[COMPLETED] Async sampling completed!", text, 1, true)
+        assert.matches("Task created: " .. tasks_seen[1], text, 1, true)
+        assert.matches("Poll 1: working", text, 1, true)
+        assert.matches("Poll 2: completed", text, 1, true)
+        assert.matches("sampled: Resource trigger-sampling-request-async context: tides", text, 1, true)
+        -- tasks/result carried the task it belongs to
+        assert.matches('"taskId": "' .. tasks_seen[1] .. '"', text, 1, true)
+      end, 30)
+    end)
+
+    it("runs the server's task-augmented elicitation as a task, its answer in the server's report", function()
+      run_async(function()
+        local srv <close> = server()
+        local client <close> = connect(srv, { handlers = {
+          elicitation = { task = true, handler = function(params, ctx)
+            assert.is_string(ctx.task)
+            assert.equal("object", params.requestedSchema.type)
+            return { action = "accept", content = { name = "Ada Lovelace", favoriteColor = "Green" } }
+          end },
+        } })
+        local res = assert(client:call_tool("trigger-elicitation-request-async", {}, { timeout = 15 }))
+        local texts = {}
+        for _, block in ipairs(res.content) do texts[#texts + 1] = block.text end
+        local text = table.concat(texts, "\n")
+        assert.matches("[COMPLETED] User provided the requested information!", text, 1, true)
+        assert.matches("- Name: Ada Lovelace", text, 1, true)
+        assert.matches("- Favorite Color: Green", text, 1, true)
+        assert.matches("Poll 1: completed", text, 1, true)
       end, 30)
     end)
   end)
