@@ -64,7 +64,11 @@ function Client:_stateless_result(method, params, res, resend)
   for _ = 1, MAX_ROUNDS do
     local kind = res.resultType
     if kind == nil or kind == "complete" then return res end
-    if kind == "task" and MAY_BE_TASK[method] then return res end
+    if kind == "task" then
+      if MAY_BE_TASK[method] then return res end
+      return nil, protocol_error("%s: the server answered with a task, which only "
+        .. "tools/call may become", method)
+    end
     if kind ~= "input_required" then
       return nil, protocol_error("%s: the server's result has an unknown resultType %q",
         method, tostring(kind))
