@@ -203,7 +203,7 @@ function Client:_call_tool(name, args, opts)
   local started = core.now()
   local result, err = self:_call("tools/call", { name = name, arguments = args or {} },
     opts, self:_call_schemas(name, opts))
-  if result and result.resultType == "task" then   -- 2026-07-28: the server made it one
+  if result and result.resultType == "task" and self.era == "modern" then   -- the server made it one
     return self:_follow_task(name, result, opts, started)
   end
   -- ESCHEMA is the core's (the server's errors are ERPC): on the result

@@ -238,13 +238,13 @@ function TaskCall:_answer(requests)
       self.id, MAX_INPUT_KEYS))
   end
   local answers, err = self.client:_answer_inputs(fresh)
-  if not answers then return self:_finish(nil, err) end
+  if not answers then return self:_abandon(err) end
   for key in pairs(fresh) do self._answered[key] = true end
   self._answered_n = self._answered_n + n
   local ok
   ok, err = self.client:request("tasks/update", { taskId = self.id, inputResponses = answers },
     { timeout = math.max(self.deadline - core.now(), 1) / 1000 })
-  if not ok then self:_finish(nil, err) end
+  if not ok then self:_abandon(err) end
 end
 
 -- tasks/get, its answer checked.
@@ -261,13 +261,25 @@ function TaskCall:_get()
   return v
 end
 
--- The deadline passed: the task is cancelled (without waiting for the
--- answer) and the call fails.
-function TaskCall:_expire()
+-- Sends tasks/cancel for a task that has not ended, without waiting for
+-- the answer: the call that followed it is over.
+function TaskCall:_cancel_quietly()
   if self.id and self.task and not M.TERMINAL[self.task.status] then
     local client, id, cancel = self.client, self.id, ERAS[self.era].cancel
     task.spawn(function() cancel(client, id, CANCEL_TIMEOUT) end)
   end
+end
+
+-- The call ends with err (an input the person declined, an update the
+-- server refused): the task, which would wait for nothing, is cancelled.
+function TaskCall:_abandon(err)
+  self:_cancel_quietly()
+  self:_finish(nil, err)
+end
+
+-- The deadline passed: the task is cancelled and the call fails.
+function TaskCall:_expire()
+  self:_cancel_quietly()
   return nil, errors.new("ETIMEDOUT", ("task %s of tool '%s' did not finish in time")
     :format(tostring(self.id), tostring(self.tool)), { task = self.task or nil })
 end

@@ -226,14 +226,16 @@ function Handle:done()
   return self.outcome ~= nil
 end
 
+-- A task the server refused to cancel (it had ended: -32602) goes on to
+-- its outcome.
 function Handle:_send_cancel()
   local call = self._call
   local ok, err = self.client:cancel_task(self.id)
+  if not ok then return nil, err end
   if call then
     if type(ok) == "table" then call:_update(ok) end   -- the cancelled Task (2025-11-25)
     call:_finish(nil, call:_cancelled_error())
   end
-  if not ok then return nil, err end
   return true
 end
 

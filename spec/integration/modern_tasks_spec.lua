@@ -20,8 +20,11 @@ local TRANSPORTS = {
       for k, v in pairs(opts or {}) do o[k] = v end
       return assert(mcp.connect(o))
     end,
-    received = function(client)
-      return mcp.json.decode(assert(client:call_tool("received", {})).content[1].text)
+    -- What the server received; with method and count, once it has
+    -- received that many of that method (the fixture waits, up to 5 s).
+    received = function(client, _, method, count)
+      return mcp.json.decode(assert(client:call_tool("received",
+        { method = method, count = count })).content[1].text)
     end,
   },
   http = {
@@ -31,8 +34,9 @@ local TRANSPORTS = {
       for k, v in pairs(opts or {}) do o[k] = v end
       return assert(mcp.connect(o))
     end,
-    received = function(_, srv)
-      return mcp.json.decode(assert(mcp.http.request{ url = srv.url("/requests") }).body)
+    received = function(_, srv, method, count)
+      local query = method and ("?method=%s&count=%d"):format(method, count) or ""
+      return mcp.json.decode(assert(mcp.http.request{ url = srv.url("/requests" .. query) }).body)
     end,
   },
 }
@@ -102,6 +106,23 @@ for _, name in ipairs{ "stdio", "http" } do
       end)
     end)
 
+    it("cancels the task when its input cannot be given (the handler failed)", function()
+      run_async(function()
+        local srv <close> = t.server()
+        local client <close> = t.connect(srv, { handlers = {
+          elicitation = function() error("no terminal here") end,
+        } })
+        local res, err = client:call_tool("job", { ms = 100, poll = 20, input = true })
+        assert.is_nil(res)
+        assert.equal("EPROTO", err.code)
+        assert.matches("elicitation/create handler failed: .*no terminal here", err.message)
+        -- sent as the call returned, unanswered: the server says when it came
+        local cancels = only(t.received(client, srv, "tasks/cancel", 1), "tasks/cancel")
+        assert.equal(1, #cancels)
+        assert.same({}, only(t.received(client, srv), "tasks/update"))
+      end)
+    end)
+
     it("gives a failed task's error, a completed isError result, and checks the outputSchema", function()
       run_async(function()
         local srv <close> = t.server()
@@ -142,12 +163,7 @@ for _, name in ipairs{ "stdio", "http" } do
         assert.is_nil(res)
         assert.equal("ETIMEDOUT", err.code)
         assert.is_true(core.now() - t0 < 1400)
-        local cancels
-        for _ = 1, 50 do     -- sent as the call returned; wait for it to land
-          cancels = only(t.received(client, srv), "tasks/cancel")
-          if #cancels == 2 then break end
-          mcp.sleep(0.02)
-        end
+        local cancels = only(t.received(client, srv, "tasks/cancel", 2), "tasks/cancel")
         assert.equal(2, #cancels)
         assert.equal("mt-2", cancels[2].params.taskId)
         if name == "http" then assert.equal("mt-2", cancels[2].headers["mcp-name"]) end
