@@ -221,6 +221,19 @@ end
 
 -- ---- sampling ----------------------------------------------------------------------
 
+-- A request a server sends for one of its tasks names it in _meta; the
+-- answer must name it too (2025-11-25 K9).
+local RELATED_TASK = "io.modelcontextprotocol/related-task"
+
+local function with_related_task(params, out)
+  local related = type(params._meta) == "table" and params._meta[RELATED_TASK] or nil
+  if related ~= nil then
+    out._meta = type(out._meta) == "table" and out._meta or {}
+    out._meta[RELATED_TASK] = related
+  end
+  return out
+end
+
 local SAMPLING_BLOCKS = { text = true, image = true, audio = true,
                           tool_use = true, tool_result = true }
 
@@ -319,12 +332,11 @@ local function answer_sampling(self, params, ctx)
     if self.on_handler_error then self.on_handler_error("sampling/createMessage", problem) end
     return nil, rpc_error(INTERNAL_ERROR, "invalid sampling result: " .. problem)
   end
-  return result
+  return with_related_task(params, result)
 end
 
 -- ---- elicitation ----------------------------------------------------------------------
 
-local RELATED_TASK = "io.modelcontextprotocol/related-task"
 
 local function answer_elicitation(self, params, ctx)
   local h = self._handlers.elicitation
@@ -366,12 +378,7 @@ local function answer_elicitation(self, params, ctx)
     end
     out.content = content
   end
-  local related = type(params._meta) == "table" and params._meta[RELATED_TASK] or nil
-  if related ~= nil then
-    out._meta = out._meta or {}
-    out._meta[RELATED_TASK] = related
-  end
-  return out
+  return with_related_task(params, out)
 end
 
 -- notifications/elicitation/complete wakes whoever waits on that id.

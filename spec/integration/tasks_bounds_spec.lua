@@ -39,6 +39,29 @@ describe("which tool calls become 2025-11-25 tasks", function()
   end)
 end)
 
+describe("input_required in a 2025-11-25 task", function()
+  it("calls tasks/result at once, and answers the sampling it brings, tagged with the task", function()
+    run_async(function()
+      local client <close> = assert(fixture.connect("tasks_legacy", { handlers = {
+        sampling = function(params)
+          return { role = "assistant", model = "lua-model", stopReason = "endTurn",
+                   content = { type = "text", text = "teal for " .. params.messages[1].content.text } }
+        end,
+      } }))
+      local seen = {}
+      local res = assert(client:call_tool("job", { ms = 200, sample = true, poll = 50 },
+        { validate_output = false, on_status = function(t) seen[#seen + 1] = t.status end }))
+      assert.equal("sampled: teal for colour?", res.content[1].text)
+      assert.same({ "working", "input_required" }, { seen[1], seen[2] })
+      assert.equal("completed", seen[#seen])
+      local got = received(client)
+      assert.equal(1, #got.responses)
+      assert.same({ taskId = "task-1" },
+        got.responses[1].result._meta["io.modelcontextprotocol/related-task"])
+    end)
+  end)
+end)
+
 describe("a server's task, untrusted", function()
   it("fails with EPROTO on a task id that is not a string, or an unknown status", function()
     run_async(function()
