@@ -200,7 +200,7 @@ function Client:_call_tool(name, args, opts)
     return nil, self:_require("tools/call", "tools")
   end
   if self:_calls_as_task(name, opts) then return self:_call_tool_as_task(name, args, opts) end
-  local started = core.now()
+  local started = self.era == "modern" and core.now() or nil   -- a task's deadline counts from here
   local result, err = self:_call("tools/call", { name = name, arguments = args or {} },
     opts, self:_call_schemas(name, opts))
   if result and result.resultType == "task" and self.era == "modern" then   -- the server made it one
