@@ -105,8 +105,10 @@ ERAS.modern = {
         return call:_finish(nil, errors.new("ERPC", tostring(e.message),
           { rpc_code = e.code, data = e.data }))
       end
-      return call:_finish(nil, errors.new("EFAILED", ("task %s failed%s"):format(call.id,
-        view.statusMessage and (": " .. view.statusMessage) or "")))
+      -- T6: a failed task carries its JSON-RPC error; one without is the
+      -- server's fault.
+      return call:_finish(nil, protocol_error("task %s failed without an error%s", call.id,
+        view.statusMessage and (": " .. view.statusMessage) or ""))
     end
     call:_finish(nil, call:_cancelled_error())
   end,
