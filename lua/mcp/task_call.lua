@@ -150,18 +150,34 @@ function TaskCall:_finish(res, err)
   self:_wake()
 end
 
--- Sleeps up to ms, or until _wake (an outcome, a status notification).
+-- Sleeps up to ms, or until _wake (an outcome, a status notification)
+-- or the client's close (its close waiters, called once the core closed).
 function TaskCall:_sleep(ms)
-  local timer
+  local timer, waker
+  local waiters = self.client._close_waiters
   local _ <close> = setmetatable({}, { __close = function()
     if timer then timer:stop() end
     self._waker = nil
+    -- Out of the list again, unless the close is going through it now
+    -- (it took the list first): removing would make it skip the next.
+    if self.client._close_waiters == waiters then
+      for i = #waiters, 1, -1 do
+        if waiters[i] == waker then table.remove(waiters, i) end
+      end
+    end
   end })
   task.await(function(done)
+    waker = done
     self._waker = done
+    waiters[#waiters + 1] = done
     timer = core.timer(ms, done)
     return true
   end)
+end
+
+-- The client was closed: no request may go out any more.
+function TaskCall:_closed()
+  return self.client._closing
 end
 
 function TaskCall:_wake()
@@ -266,7 +282,7 @@ end
 -- Sends tasks/cancel for a task that has not ended, without waiting for
 -- the answer: the call that followed it is over.
 function TaskCall:_cancel_quietly()
-  if self.id and self.task and not M.TERMINAL[self.task.status] then
+  if self.id and self.task and not M.TERMINAL[self.task.status] and not self:_closed() then
     local client, id, cancel = self.client, self.id, ERAS[self.era].cancel
     task.spawn(function() cancel(client, id, CANCEL_TIMEOUT) end)
   end
@@ -297,8 +313,16 @@ function TaskCall:follow(created)
   if self.on_created then self.on_created(self) end
   self:_update(view)
   local era = ERAS[self.era]
+  -- However the call ends, a tasks/result still out is not waited for.
+  local _ <close> = setmetatable({}, { __close = function()
+    local req = self._result_req
+    if req and not req:done() and not self:_closed() then req:cancel() end
+  end })
   local tick = false     -- the poll timer ran out (not a wake)
   while true do
+    if self:_closed() then
+      return nil, errors.new("ECLOSED", ("the client was closed while task %s ran"):format(self.id))
+    end
     if self._noticed then
       self:_update(self._noticed)
       self._noticed = nil
@@ -326,7 +350,6 @@ function TaskCall:follow(created)
     tick = self._noticed == nil
     if core.now() >= self.deadline then return self:_expire() end
   end
-  if self._result_req and not self._result_req:done() then self._result_req:cancel() end
   local res
   res, err = self.outcome[1], self.outcome[2]
   if res == nil then return nil, err end

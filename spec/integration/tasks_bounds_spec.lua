@@ -6,6 +6,7 @@
 local mcp = require "mcp"
 local core = require "mcp.core"
 local fixture = require "spec.support.fixture"
+local event = require "spec.support.event"
 
 local function connect()
   return assert(fixture.connect("tasks_legacy"))
@@ -105,6 +106,27 @@ describe("a server's task, untrusted", function()
       -- returned, so over the one pipe it came before this
       assert.equal(2, count(received(client).methods, "tasks/cancel"))
       for _, t in ipairs(assert(client:list_tasks())) do assert.equal("cancelled", t.status) end
+    end)
+  end)
+
+  it("stops following when the client is closed, without waiting out the pollInterval", function()
+    run_async(function()
+      local client = connect()
+      local statuses = event()
+      local got = event()
+      mcp.spawn(function()
+        got.set(client:call_tool("job", { ms = -1, poll = 20000 },
+          { timeout = 60, on_status = function(t) statuses.set(t) end }))
+      end)
+      local task = statuses.wait(5)
+      -- on_status ran inside the follower; one round trip later, it sleeps
+      assert.equal("working", assert(client:get_task(task.taskId)).status)
+      local t0 = core.now()
+      client:close()
+      local res, err = got.wait(5)
+      assert.is_nil(res)
+      assert.equal("ECLOSED", err.code)
+      assert.is_true(core.now() - t0 < 5000)
     end)
   end)
 
