@@ -183,13 +183,17 @@ end
 --- syntax: request = client:start_tool(name, args?, opts?)
 --- Starts a tool call and returns its handle (wait, cancel) without
 --- waiting. Arguments are checked as for call_tool; the result is not.
---- With opts.task the call runs as call_tool does, and the handle's wait,
---- cancel and status work on the server's task (mcp.tasks).
+--- A call that is or may become a task (opts.task; a 2025-11-25 tool
+--- that requires one; any call in 2026-07-28) runs as call_tool runs it,
+--- result checked, and the handle's cancel and status work on the
+--- server's task once there is one (mcp.task_handle).
 function Client:start_tool(name, args, opts)
   self:_check()
   check_string(name, 1, "start_tool")
   check_table(args, 2, "start_tool")
-  if opts and opts.task then return self:_start_tool_task(name, args, opts) end
+  if (opts and opts.task) or self.era == "modern" or self:_requires_task(name) then
+    return self:_start_tool_task(name, args, opts)
+  end
   return self:_start_tool(name, args, opts)
 end
 

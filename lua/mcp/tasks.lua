@@ -16,6 +16,7 @@ local core = require "mcp.core"
 local task = require "mcp.task"
 local errors = require "mcp.errors"
 local task_call = require "mcp.task_call"
+local task_handle = require "mcp.task_handle"
 
 local Client = {}
 local routes = {}
@@ -132,6 +133,17 @@ local function follow(self, call, created, token)
   return call:follow(created)
 end
 
+--- syntax: call = client:_new_task_call(name, opts, started)
+--- syntax: result, err = client:_follow_task_call(call, created, token?)
+--- For mcp.task_handle: a TaskCall for tool `name`, and following it.
+function Client:_new_task_call(name, opts, started)
+  return new_call(self, name, opts, started)
+end
+
+function Client:_follow_task_call(call, created, token)
+  return follow(self, call, created, token)
+end
+
 --- syntax: result, err = client:_call_tool_as_task(name, args, opts)
 --- A 2025-11-25 tools/call sent as a task (params.task), followed to its
 --- result. The progress token of the call stays the task's (K15).
@@ -169,110 +181,23 @@ end
 
 -- ---- handles ---------------------------------------------------------------------
 
-local Handle = {}
-local Handle_mt = { __name = "mcp.TaskHandle", __index = Handle }
+--- syntax: yes = client:_requires_task(name)
+--- Whether start_tool must make a handle that follows a task, without
+--- waiting: a 2025-11-25 tool known (listed) to require one.
+function Client:_requires_task(name)
+  if self.era == "modern" then return false end
+  local tools = server_tasks(self, "requests", "tools")
+  local tool = self.tools_by_name and self.tools_by_name[name]
+  local execution = tool and tool.execution
+  return type(tools) == "table" and tools.call ~= nil and type(execution) == "table"
+    and execution.taskSupport == "required"
+end
 
 --- syntax: handle = client:_start_tool_task(name, args, opts)
---- start_tool with opts.task: the call runs in a task of its own; the
---- handle's wait, cancel and status work on the server's task (handle.id
---- is its id, false until the server created it; handle.task the last
---- status seen).
+--- start_tool of a call that is or may become a task (mcp.task_handle).
 function Client:_start_tool_task(name, args, opts)
   check_task_opts(opts)
-  local h = setmetatable({ client = self, tool = name, id = false, task = false,
-                           _waiters = {}, _id_waiters = {} }, Handle_mt)
-  local o = {}
-  for k, v in pairs(opts) do o[k] = v end
-  local on_status = opts.on_status
-  o.on_status = function(t)
-    h.task = t
-    if on_status then on_status(t) end
-  end
-  o._on_call = function(call)
-    h._call, h.id = call, call.id
-    h:_named()
-    if h._cancel_asked then h:_send_cancel() end
-  end
-  task.spawn(function()
-    local res, err = self:call_tool(name, args, o)
-    h.outcome = table.pack(res, err)
-    h:_named()
-    local waiters = h._waiters
-    h._waiters = {}
-    for _, done in ipairs(waiters) do done(res, err) end
-  end)
-  return h
-end
-
--- The server named the task, or the call ended without one.
-function Handle:_named()
-  local waiters = self._id_waiters
-  self._id_waiters = {}
-  for _, done in ipairs(waiters) do done() end
-end
-
---- syntax: result, err = handle:wait()
---- The tool's result once the task ended (at once if it has).
-function Handle:wait()
-  if self.outcome then return self.outcome[1], self.outcome[2] end
-  return task.await(function(done)
-    self._waiters[#self._waiters + 1] = done
-    return true
-  end)
-end
-
---- True once the outcome is known.
-function Handle:done()
-  return self.outcome ~= nil
-end
-
--- A task the server refused to cancel (it had ended: -32602) goes on to
--- its outcome.
-function Handle:_send_cancel()
-  local call = self._call
-  local ok, err = self.client:cancel_task(self.id)
-  if not ok then return nil, err end
-  if call then
-    if type(ok) == "table" then call:_update(ok) end   -- the cancelled Task (2025-11-25)
-    call:_finish(nil, call:_cancelled_error())
-  end
-  return true
-end
-
---- syntax: ok, err = handle:cancel()
---- Cancels the task with tasks/cancel (never notifications/cancelled);
---- wait then gives ECANCELED. Before the server named the task, the
---- cancel goes out as soon as it does. false when the call had ended.
-function Handle:cancel()
-  if self.outcome then return false end
-  local call = self._call
-  if call and call.id then
-    self.id = call.id
-    return self:_send_cancel()
-  end
-  self._cancel_asked = true
-  return true
-end
-
---- syntax: task, err = handle:status(opts?)
---- The task as the server says it is now (tasks/get), once the server
---- created it (waited for); after the call ended, the last status seen
---- (handle.task: false when the server ran the call without a task).
-function Handle:status(opts)
-  if not self.id and not self.outcome then
-    task.await(function(done)
-      self._id_waiters[#self._id_waiters + 1] = done
-      return true
-    end)
-  end
-  local call = self._call
-  local id = call and call.id
-  if not id or self.outcome then return self.task end
-  self.id = id
-  local t, err = self.client:get_task(id, opts)
-  if not t then return nil, err end
-  self.task = t
-  return t
+  return task_handle.start(self, name, args, opts)
 end
 
 -- ---- tasks by id ---------------------------------------------------------------

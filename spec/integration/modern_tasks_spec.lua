@@ -161,7 +161,7 @@ for _, name in ipairs{ "stdio", "http" } do
         local res, err = handle:wait()
         assert.is_nil(res)
         assert.equal("ECANCELED", err.code)
-        assert.equal("cancelled", assert(client:get_task(handle.id)).status)
+        assert.equal("cancelled", assert(client:get_task(handle.task_id)).status)
         local t0 = core.now()
         res, err = client:call_tool("job", { never = true, poll = 1e9 }, { timeout = 0.4 })
         assert.is_nil(res)

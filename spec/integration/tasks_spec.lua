@@ -109,7 +109,7 @@ for _, transport in ipairs{ "stdio", "http" } do
             if t.status == "working" and not running then
               running = true
               -- the handle knows its task as soon as the server named it
-              assert.equal(t.taskId, handle.id)
+              assert.equal(t.taskId, handle.task_id)
             end
           end,
         })
@@ -121,14 +121,14 @@ for _, transport in ipairs{ "stdio", "http" } do
         local res, err = handle:wait()
         assert.is_nil(res)
         assert.equal("ECANCELED", err.code)
-        assert.equal("cancelled", assert(client:get_task(handle.id)).status)
+        assert.equal("cancelled", assert(client:get_task(handle.task_id)).status)
         -- the server lists it, cancelled; cancelling it again is refused
         local listed
         for _, task in ipairs(assert(client:list_tasks())) do
-          if task.taskId == handle.id then listed = task end
+          if task.taskId == handle.task_id then listed = task end
         end
         assert.equal("cancelled", listed.status)
-        local again, cerr = client:cancel_task(handle.id)
+        local again, cerr = client:cancel_task(handle.task_id)
         assert.is_nil(again)
         assert.equal(-32602, cerr.rpc_code)
       end, 30)
