@@ -168,7 +168,8 @@ function M.call(opts, words, command)
     if not host then return fail(client) end
     local bar = session.stderr_is_terminal() and progress.new(rest[1]) or nil
     local req, serr = start_call(host, client, server.name, rest[1], arguments,
-      { timeout = opts.timeout, on_progress = bar and bar.on_progress })
+      { timeout = opts.timeout, on_progress = bar and bar.on_progress,
+        on_status = bar and bar.on_status })
     if not req then return fail(serr) end
     local result, cerr = session.wait(req)
     if bar then bar.clear() end

@@ -1,7 +1,8 @@
 --- mcp.cli.progress: the progress bar a call shows on a terminal, one
 --- line on stderr drawn again at each notifications/progress, with the
---- server's message, and wiped when the call ends. Off a terminal the CLI
---- makes none: its output is then only the result.
+--- server's message (or at each status of a task the server runs the call
+--- as), and wiped when the call ends. Off a terminal the CLI makes none:
+--- its output is then only the result.
 local M = {}
 
 local CLEAR = "\r\27[2K"        -- to the line's start, erase the whole line
@@ -41,21 +42,35 @@ function M.render(label, p)
   return clip(line, columns() - 1)
 end
 
+--- syntax: line = progress.render_status(label, task)
+--- The line for a task's status (a call the server runs as a task):
+--- "label [working] Gathering sources...".
+function M.render_status(label, task)
+  local line = ("%s [%s]"):format(label, tostring(task.status))
+  if type(task.statusMessage) == "string" and task.statusMessage ~= "" then
+    line = line .. " " .. task.statusMessage:gsub("%s+", " ")
+  end
+  return clip(line, columns() - 1)
+end
+
 -- The bar on screen, if any: other stderr output goes above it.
 local active
 
 --- syntax: bar = progress.new(label, out?)
---- bar.on_progress(params) draws (use it as a call's on_progress);
---- bar.clear() wipes the line if anything was drawn. out: a file (stderr).
+--- bar.on_progress(params) draws (use it as a call's on_progress), and
+--- bar.on_status(task) a task's status (its on_status); bar.clear()
+--- wipes the line if anything was drawn. out: a file (stderr).
 function M.new(label, out)
   out = out or io.stderr
   local bar = { out = out }
-  function bar.on_progress(p)
-    bar.line = M.render(label, p)
-    out:write(CLEAR, bar.line)
+  local function draw(line)
+    bar.line = line
+    out:write(CLEAR, line)
     out:flush()
     active = bar
   end
+  function bar.on_progress(p) draw(M.render(label, p)) end
+  function bar.on_status(task) draw(M.render_status(label, task)) end
   function bar.clear()
     if bar.line then
       out:write(CLEAR)
