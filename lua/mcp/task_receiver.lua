@@ -7,6 +7,7 @@
 --- answered from the client's task store (mcp.task_store). mcp.handlers
 --- calls it; the handlers' own checks are the same as for a plain request.
 --- (2026-07-28 has no server requests, so no client-hosted tasks.)
+local core = require "mcp.core"
 local task = require "mcp.task"
 local errors = require "mcp.errors"
 local task_store = require "mcp.task_store"
@@ -121,7 +122,7 @@ answers["tasks/list"] = function(self, id, params, respond)
   if not list then
     return respond(self, id, nil, rpc_error(INVALID_PARAMS, "Invalid cursor"))
   end
-  respond(self, id, { tasks = setmetatable(list, require("mcp.core").array_mt),
+  respond(self, id, { tasks = setmetatable(list, core.array_mt),
                       nextCursor = next_cursor })
 end
 

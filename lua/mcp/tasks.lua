@@ -1,10 +1,10 @@
 --- mcp.tasks: tool calls that a server runs as tasks (the client as
 --- requester), as a part of the Client. It decides which calls become
---- tasks, gives scripts handles on them (start_tool with { task = true })
---- and on tasks another process started (get_task, wait_task,
---- cancel_task, list_tasks), and routes the notifications that concern
---- them. Following one task to its end is mcp.task_call's job; answering a
---- server's own task-augmented requests is mcp.task_receiver's.
+--- tasks, checks their results, gives scripts the tasks another process
+--- started (get_task, wait_task, cancel_task, list_tasks), and routes the
+--- notifications that concern them. Following one task to its end is
+--- mcp.task_call's job; start_tool's handles are mcp.task_handle's;
+--- answering a server's own task-augmented requests is mcp.task_receiver's.
 ---
 --- 2025-11-25: a tool whose execution.taskSupport is "required" is always
 --- called as a task, an "optional" one when the call asks ({ task = true }
@@ -13,7 +13,6 @@
 --- io.modelcontextprotocol/tasks extension and the server decides, call by
 --- call; either way call_tool returns the tool's result.
 local core = require "mcp.core"
-local task = require "mcp.task"
 local errors = require "mcp.errors"
 local task_call = require "mcp.task_call"
 local task_handle = require "mcp.task_handle"
