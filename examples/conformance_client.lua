@@ -71,6 +71,19 @@ local function exercise_tools()
   for _, tool in ipairs(assert(client:list_tools())) do call(tool.name) end
 end
 
+-- Loads the first skill listed, as a host does when a task needs it: its
+-- SKILL.md is fetched and verified, and only a verified skill's other
+-- files are read (a skill that fails verification ends the run with its
+-- EVERIFY error).
+local function load_skill()
+  local skills = assert(client:list_skills())
+  assert(#skills > 0, "the server listed no skills")
+  local skill = assert(client:get_skill(skills[1].id))
+  for _, file in ipairs(skill.entry.resources) do
+    if file.uri ~= skill.uri then assert(client:read_skill_file(skill, file.uri)) end
+  end
+end
+
 local scenarios = {
   initialize = function()
     -- The handshake is the test; list tools only where they are offered.
@@ -108,10 +121,14 @@ local scenarios = {
   ["http-custom-headers"] = exercise_tools,
   ["http-invalid-tool-headers"] = exercise_tools,
   ["sep-2322-client-request-state"] = exercise_tools,
-  ["sep-2640-client-no-prefetch"] = exercise_tools,
-  ["sep-2640-client-verify-digest"] = exercise_tools,
-  ["sep-2640-client-verify-size"] = exercise_tools,
-  ["sep-2640-client-verify-frontmatter"] = exercise_tools,
+  -- Skills (SEP-2640): listing reads no file of any skill.
+  ["sep-2640-client-no-prefetch"] = function()
+    local skills = assert(client:list_skills())
+    assert(#skills > 0, "the server listed no skills")
+  end,
+  ["sep-2640-client-verify-digest"] = load_skill,
+  ["sep-2640-client-verify-size"] = load_skill,
+  ["sep-2640-client-verify-frontmatter"] = load_skill,
 }
 
 -- Every authorization scenario: authorize (connect did), then use the

@@ -689,7 +689,7 @@ end
 -- connect should also do.
 for _, part in ipairs{ require "mcp.features", require "mcp.validation",
                        require("mcp.handlers").client_part,
-                       (require "mcp.stateless") } do
+                       (require "mcp.stateless"), (require "mcp.skills") } do
   for name, fn in pairs(part.methods) do
     assert(Client[name] == nil, "mcp.client: two parts define Client:" .. name)
     Client[name] = fn
