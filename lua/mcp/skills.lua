@@ -366,7 +366,7 @@ local function check_frontmatter(text, listed, uri)
           listed[k] == nil and "nothing" or brief(listed[k])), { field = k })
     end
   end
-  return parsed, body
+  return parsed, (body:gsub("^[ \t]*\r?\n", ""))   -- the blank line after "---"
 end
 
 -- Loads the skill s: its SKILL.md fetched and verified.
