@@ -315,6 +315,7 @@ function Parser:value(rest, parent, line, depth)
   while true do
     local nxt = self:peek()
     if not nxt or nxt.indent <= parent or rest:find("%s#") then break end
+    if split_key(nxt.text, nxt.n) then fail(nxt.n, "unexpected indentation") end
     parts[#parts + 1] = plain_text(nxt.text)
     self.i = self.i + 1
   end

@@ -47,8 +47,9 @@ local function root_of(uri)
   return uri:match("^(.+)/SKILL%.md$")
 end
 
--- Why an entry cannot be loaded (SEP-2640 "Resources", "Limits", "Skill
--- URIs"), or nil when it can. Untrusted: every field is checked.
+--- syntax: problem = skills.entry_problem(entry)
+--- Why an entry cannot be loaded (SEP-2640 "Resources", "Limits", "Skill
+--- URIs"), or nil when it can. Untrusted: every field is checked.
 local function entry_problem(e)
   if type(e) ~= "table" then return "the entry is not an object" end
   local uri = e.uri
@@ -93,6 +94,8 @@ local function entry_problem(e)
   if not seen[uri] then return "its resources do not list its SKILL.md" end
   return nil
 end
+
+M.entry_problem = entry_problem
 
 -- The skill as list_skills shows it: the entry as the server sent it, and
 -- what a host needs to present it. server is the client's name, the label
