@@ -551,4 +551,10 @@ function Host:close()
 end
 Host_mt.__close = Host.close
 
+-- The host's other parts, each with methods of its own.
+for name, fn in pairs(require("mcp.host.skills").methods) do
+  assert(Host[name] == nil, "mcp.host: two parts define Host:" .. name)
+  Host[name] = fn
+end
+
 return M
