@@ -152,6 +152,12 @@ function Client:_skills_declared(method)
     :format(method, M.EXTENSION))
 end
 
+--- syntax: yes = client:has_skills()
+--- True when the server declared the skills extension.
+function Client:has_skills()
+  return self:_skills_declared("skills/list") == nil
+end
+
 --- syntax: skills, err = client:list_skills(opts?)
 --- Every skill the server lists (skills/list, all pages), each a table:
 --- id (the name, or the skill's path where names collide), name,
@@ -172,6 +178,19 @@ function Client:list_skills(opts)
   self.skills_by_id = assign_ids(skills)
   self.skills = skills
   return skills
+end
+
+-- get_skill takes several steps (list, read, skills/get, read again): its
+-- timeout covers them all, each step getting what is left of it.
+local function deadline_of(self, opts)
+  return core.now() + (opts and opts.timeout and opts.timeout * 1000 or self._timeout)
+end
+
+local function left(opts, deadline)
+  local o = {}
+  for k, v in pairs(opts or {}) do o[k] = v end
+  o.timeout = math.max(deadline - core.now(), 1) / 1000
+  return o
 end
 
 -- The entry skills/get gives for a SKILL.md URI (SEP-2640 "Retrieval").
@@ -199,9 +218,9 @@ end
 
 -- The listed skill that name (an id, or a SKILL.md URI) names; a URI not
 -- listed is asked for with skills/get.
-function Client:_find_skill(name, opts)
+function Client:_find_skill(name, opts, deadline)
   if not self.skills then
-    local listed, err = self:list_skills(opts)
+    local listed, err = self:list_skills(left(opts, deadline))
     if not listed then return nil, err end
   end
   local s = self.skills_by_id[name]
@@ -210,7 +229,7 @@ function Client:_find_skill(name, opts)
     for _, skill in ipairs(self.skills) do
       if skill.uri == name then return skill end
     end
-    return self:_get_skill_entry(name, opts)
+    return self:_get_skill_entry(name, left(opts, deadline))
   end
   local ids = {}
   for _, skill in ipairs(self.skills) do
@@ -373,7 +392,7 @@ local function check_frontmatter(text, listed, uri)
 end
 
 -- Loads the skill s: its SKILL.md fetched and verified.
-function Client:_load_skill(s, opts)
+function Client:_load_skill(s, opts, deadline)
   if s.problem then
     return nil, errors.new("EREFUSED", ("the skill %s of %s cannot be loaded: %s")
       :format(brief(s.id or s.uri), self.name, s.problem), { uri = s.uri })
@@ -388,7 +407,7 @@ function Client:_load_skill(s, opts)
     for _, f in ipairs(s.resources) do manifest[f.uri] = f end
   end
   local budget = { left = M.MAX_BYTES }
-  local text, err = self:_fetch_skill_file(s.uri, manifest[s.uri], budget, opts)
+  local text, err = self:_fetch_skill_file(s.uri, manifest[s.uri], budget, left(opts, deadline))
   if not text then return nil, err end
   local parsed, body = check_frontmatter(text, s.frontmatter, s.uri)
   if not parsed then return nil, body end
@@ -419,7 +438,7 @@ end
 --- "frontmatter" or "content"; err.uri), EREFUSED (an entry that cannot
 --- be loaded: invalid, over the limits of 512 files and 16 MiB, or
 --- "dynamic" without opts.allow_dynamic), ENOENT, ENOTSUP, or a request's
---- error. opts: timeout, allow_dynamic.
+--- error. opts: timeout (seconds, for all of its steps), allow_dynamic.
 function Client:get_skill(name, opts)
   self:_check()
   if type(name) ~= "string" then
@@ -428,17 +447,18 @@ function Client:get_skill(name, opts)
   if opts ~= nil and type(opts) ~= "table" then
     error("bad argument #2 to 'get_skill' (table expected)", 2)
   end
-  local s, err = self:_find_skill(name, opts)
+  local deadline = deadline_of(self, opts)
+  local s, err = self:_find_skill(name, opts, deadline)
   if not s then return nil, err end
   local skill
-  skill, err = self:_load_skill(s, opts)
+  skill, err = self:_load_skill(s, opts, deadline)
   if skill or not errors.is(err, "EVERIFY") then return skill, err end
   -- The recovery SEP-2640 describes: the entry again, and the files under
   -- it if it changed. Once: a server that keeps changing is not chased.
-  local fresh, ferr = self:_get_skill_entry(s.uri, opts)
+  local fresh, ferr = self:_get_skill_entry(s.uri, left(opts, deadline))
   if fresh and not same_manifest(fresh, s) then
     fresh.id = s.id
-    return self:_load_skill(fresh, opts)
+    return self:_load_skill(fresh, opts, deadline)
   end
   err.refresh = ferr and tostring(ferr) or "skills/get gave the same entry"
   return nil, err

@@ -113,6 +113,19 @@ describe("skills: loading", function()
     end)
   end)
 
+  it("bounds all of its steps by one timeout", function()
+    run_async(function()
+      -- Listing and reading take 150 ms each: within 0.25 s apiece, not
+      -- together.
+      local client <close> = assert(fixture.connect("skills", { args = { "--slow", "150" } }))
+      local skill, err = client:get_skill("pdf-processing", { timeout = 0.25 })
+      assert.is_nil(skill)
+      assert.equal("ETIMEDOUT", err.code)
+      client.skills = nil
+      assert(client:get_skill("pdf-processing", { timeout = 5 }))
+    end)
+  end)
+
   it("continues under the entry skills/get gives after a mismatch", function()
     run_async(function()
       local client <close> = assert(fixture.connect("skills"))
