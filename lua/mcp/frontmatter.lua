@@ -16,6 +16,18 @@ local MAX_BYTES = 64 * 1024     -- front matter is a few lines of metadata
 local MAX_DEPTH = 32
 local array_mt = core.array_mt
 
+-- s without trailing blanks. Not gsub("%s+$", ""): that tries every
+-- position of a run of blanks to its end, quadratic in a server's line.
+local function rtrim(s)
+  local n = #s
+  while n > 0 do
+    local b = s:byte(n)
+    if b ~= 32 and (b < 9 or b > 13) then break end
+    n = n - 1
+  end
+  return s:sub(1, n)
+end
+
 local function fail(line, fmt, ...)
   error({ frontmatter = true,
           message = ("front matter line %d: %s"):format(line, fmt:format(...)) }, 0)
@@ -103,7 +115,7 @@ end
 local function plain_text(s)
   local cut = s:find("%s#")
   if cut then s = s:sub(1, cut - 1) end
-  return (s:gsub("%s+$", ""))
+  return rtrim(s)
 end
 
 local UNSUPPORTED = { ["&"] = "anchors", ["*"] = "aliases", ["!"] = "tags",
@@ -127,7 +139,7 @@ end
 
 local function flow_plain(s, i, stop, line)
   local j = s:find(stop, i) or #s + 1
-  local text = s:sub(i, j - 1):gsub("%s+$", "")
+  local text = rtrim(s:sub(i, j - 1))
   check_supported(text, line)
   return resolve(text, line), j
 end
@@ -160,7 +172,7 @@ local function flow_map(s, i, line, depth)
       key, i = quoted(s, i, line)
     else
       local j = s:find("[:,}]", i) or #s + 1
-      key = s:sub(i, j - 1):gsub("%s+$", "")
+      key = rtrim(s:sub(i, j - 1))
       i = j
     end
     i = skip_blanks(s, i)
@@ -221,7 +233,7 @@ local function split_key(text, line)
     if not at then return nil end
     local nxt = text:sub(at + 1, at + 1)
     if nxt == "" or nxt == " " or nxt == "\t" then
-      local key = text:sub(1, at - 1):gsub("%s+$", "")
+      local key = rtrim(text:sub(1, at - 1))
       if key:find("%s#") then return nil end
       return key, (text:sub(at + 1):gsub("^%s+", ""))
     end
@@ -387,7 +399,8 @@ function M.parse(yaml)
   for raw in (yaml .. "\n"):gmatch("([^\n]*)\n") do
     n = n + 1
     raw = raw:gsub("\r$", "")
-    local pad, text = raw:match("^( *)(.-)%s*$")
+    local pad = raw:match("^ *")
+    local text = rtrim(raw:sub(#pad + 1))
     if text:sub(1, 1) == "\t" then
       return nil, ("front matter line %d: a tab in indentation"):format(n)
     end

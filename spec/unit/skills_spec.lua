@@ -100,6 +100,16 @@ url: http://x.y/z:8
     _, why = frontmatter.parse("a: " .. ("x"):rep(70000))
     assert.matches("larger than", why, 1, true)
   end)
+
+  it("reads long runs of blanks in linear time", function()
+    -- Trimming with gsub("%s+$") took seconds on such lines.
+    local started = os.clock()
+    local gap = (" "):rep(30000)
+    local v = assert(frontmatter.parse("a: x" .. gap .. "y\nb: [c" .. gap .. "d]"))
+    assert.equal("x" .. gap .. "y", v.a)
+    assert.equal("c" .. gap .. "d", v.b[1])
+    assert.is_true(os.clock() - started < 0.5, "took " .. (os.clock() - started) .. " s")
+  end)
 end)
 
 describe("mcp.skills.entry_problem", function()
