@@ -324,9 +324,10 @@ function Parser:value(rest, parent, line, depth)
   end
   -- A plain scalar, perhaps continued on more-indented lines.
   local parts = { plain_text(rest) }
-  while true do
+  local commented = rest:find("%s#") ~= nil     -- a comment ends the scalar
+  while not commented do
     local nxt = self:peek()
-    if not nxt or nxt.indent <= parent or rest:find("%s#") then break end
+    if not nxt or nxt.indent <= parent then break end
     if split_key(nxt.text, nxt.n) then fail(nxt.n, "unexpected indentation") end
     parts[#parts + 1] = plain_text(nxt.text)
     self.i = self.i + 1
