@@ -32,29 +32,41 @@ ldigest_sha256(lua_State *L)
 static int
 ldigest_base64_decode(lua_State *L)
 {
-  size_t len, start = 0, pad = 0;
+  size_t len, start = 0, pad = 0, i;
   const char *text = luaL_checklstring(L, 1, &len);
   luaL_Buffer b;
   unsigned char *out;
   mcp_error_t err;
-  int n;
+  int n, c;
 
   /* EVP_DecodeBlock takes an int length and skips only outer blanks;
    * trim them here so that the padding count below is right. */
-  while (start < len && strchr(" \t\r\n", text[start]) != NULL)
+  while (start < len && text[start] != '\0'
+         && strchr(" \t\r\n", text[start]) != NULL)
     start++;
-  while (len > start && strchr(" \t\r\n", text[len - 1]) != NULL)
+  while (len > start && text[len - 1] != '\0'
+         && strchr(" \t\r\n", text[len - 1]) != NULL)
     len--;
   len -= start;
   if (len > (size_t) 0x7ffffff0 || len % 4 != 0) {
     mcp_error_set(&err, MCP_EINVAL, "not base64 (length %zu)", len);
     return lmcp_fail(L, &err);
   }
-  if (mcp_curl_load(&err) != 0)
-    return lmcp_fail(L, &err);
   /* EVP_DecodeBlock writes the padding out as zero bytes: count it. */
   while (pad < 2 && pad < len && text[start + len - 1 - pad] == '=')
     pad++;
+  /* It also lets '=' and blanks through elsewhere: only the alphabet
+   * before the padding is base64. */
+  for (i = start; i < start + len - pad; i++) {
+    c = (unsigned char) text[i];
+    if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z')
+          || (c >= '0' && c <= '9') || c == '+' || c == '/')) {
+      mcp_error_set(&err, MCP_EINVAL, "not base64 (byte %zu)", i - start);
+      return lmcp_fail(L, &err);
+    }
+  }
+  if (mcp_curl_load(&err) != 0)
+    return lmcp_fail(L, &err);
   out = (unsigned char *) luaL_buffinitsize(L, &b, len / 4 * 3 + 1);
   n = EVP_DecodeBlock(out, (const unsigned char *) text + start, (int) len);
   if (n < 0 || (size_t) n < pad) {
