@@ -144,6 +144,10 @@ local function assign_ids(skills)
 end
 
 function Client:_skills_declared(method)
+  if self._skills_off then
+    return errors.new("ENOTSUP", ("%s: skills are off for this client (skills = false)")
+      :format(method))
+  end
   local caps = self.capabilities
   local ext = type(caps) == "table" and type(caps.extensions) == "table"
     and caps.extensions[M.EXTENSION]
@@ -519,9 +523,16 @@ function Client:read_skill_file(skill, path, opts)
   return self:_fetch_skill_file(uri, f, skill._budget, opts)
 end
 
+--- mcp.connect's option skills = false: the client neither declares the
+--- extension nor lists or loads skills.
+function M.on_connect(self, opts)
+  self._skills_off = opts.skills == false
+end
+
 --- The extension declared in the client's capabilities: the client reads
 --- skills (SEP-2133's generic rule; SEP-2640 defines no settings).
-function M.capabilities(_, caps)
+function M.capabilities(self, caps)
+  if self._skills_off then return end
   caps.extensions = caps.extensions or {}
   caps.extensions[M.EXTENSION] = {}
 end
