@@ -4,6 +4,7 @@
 -- file) is EVERIFY and gives no content, and an entry that cannot be
 -- loaded is refused without a fetch.
 local fixture = require "spec.support.fixture"
+local mcp = require "mcp"
 local core = require "mcp.core"
 
 -- What the fixture was asked, as "method uri" strings, after connecting.
@@ -218,6 +219,34 @@ describe("skills: verification failures", function()
       assert.same({}, reads(client))
       skill = assert(client:get_skill("dynamic-skill", { allow_dynamic = true }))
       assert.equal("Generated notes.\n", assert(client:read_skill_file(skill, "notes.md")))
+    end)
+  end)
+end)
+
+describe("skills: the 2026-07-28 era", function()
+  it("declares the extension in every request's _meta, and verifies what it keeps", function()
+    run_async(function()
+      local client <close> = assert(fixture.connect("skills", { args = { "--modern" } }))
+      assert.equal("modern", client.era)
+      local skill = assert(client:get_skill("pdf-processing"))
+      assert.equal("Fill forms as references/FORMS.md says.\n", skill.body)
+      local bad, err = client:get_skill("bad-frontmatter")
+      assert.is_nil(bad)
+      assert.equal("EVERIFY", err.code)
+      assert.equal("frontmatter", err.check)
+      -- The listing was kept (ttlMs): listed once, each SKILL.md read once.
+      local res = assert(client:request("fixture/requests"))
+      local seen = {}
+      for _, r in ipairs(res.requests) do
+        if r.method ~= "server/discover" then
+          seen[#seen + 1] = r.uri ~= mcp.null and (r.method .. " " .. r.uri) or r.method
+          local caps = r.meta["io.modelcontextprotocol/clientCapabilities"]
+          assert.same({}, caps.extensions["io.modelcontextprotocol/skills"], r.method)
+        end
+      end
+      assert.same({ "skills/list", "resources/read " .. PDF,
+                    "resources/read skill://bad-frontmatter/SKILL.md",
+                    "skills/get skill://bad-frontmatter/SKILL.md" }, seen)
     end)
   end)
 end)
