@@ -220,18 +220,34 @@ function Client:_get_skill_entry(uri, opts)
   return describe(self, res.skill)
 end
 
--- The listed skill that name (an id, or a SKILL.md URI) names; a URI not
--- listed is asked for with skills/get.
+-- The listed skill that name (an id, or a SKILL.md URI) names, looked up
+-- in the last listing, then in a new one (a skill may have been added
+-- since); a URI not listed is asked for with skills/get.
 function Client:_find_skill(name, opts, deadline)
+  local listed_now = false
   if not self.skills then
     local listed, err = self:list_skills(left(opts, deadline))
     if not listed then return nil, err end
+    listed_now = true
   end
-  local s = self.skills_by_id[name]
-  if s then return s end
-  if name:match("^[%a][%w+.-]*://") then
+  local is_uri = name:match("^[%a][%w+.-]*://") ~= nil
+  local function lookup()
+    if not is_uri then return self.skills_by_id[name] end
     for _, skill in ipairs(self.skills) do
       if skill.uri == name then return skill end
+    end
+  end
+  local s = lookup()
+  if s then return s end
+  if not listed_now then
+    local listed, err = self:list_skills(left(opts, deadline))
+    if not listed then return nil, err end
+    s = lookup()
+    if s then return s end
+  end
+  if is_uri then
+    if not root_of(name) then
+      return nil, errors.new("ENOENT", ("%s is not the URI of a SKILL.md"):format(brief(name)))
     end
     return self:_get_skill_entry(name, left(opts, deadline))
   end
