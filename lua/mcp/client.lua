@@ -100,6 +100,12 @@ local function default_bad_message(name)
   end
 end
 
+local function default_warning(name)
+  return function(message)
+    io.stderr:write(("luamcp: [%s] %s\n"):format(name, message))
+  end
+end
+
 -- The callbacks mcp.core calls; they close over the client.
 local function core_handlers(self, opts)
   return {
@@ -192,6 +198,9 @@ local capability_providers = {}
 --- ping_interval (seconds) and ping_misses (default 3) for a keep-alive,
 --- handlers = { sampling, elicitation, roots } (see mcp.handlers),
 --- on_stderr(line), on_log(params), on_bad_message(err, text),
+--- on_warning(message) for what the client left out of what the server
+--- offered (a tool with invalid x-mcp-header annotations; stderr unless
+--- given),
 --- on_trace(line) for a trace of the connection (the messages; over HTTP
 --- every request's and answer's headers too, credentials masked; see
 --- luamcp debug), on_lost(err), on_down(err) when a server with restart died and is
@@ -217,6 +226,7 @@ function M.connect(opts)
     _notification_handlers = {},
     on_stderr = opts.on_stderr or default_stderr(name),
     on_bad_message = opts.on_bad_message or default_bad_message(name),
+    on_warning = opts.on_warning or default_warning(name),
     on_lost = opts.on_lost,
     on_down = opts.on_down,
     on_session = opts.on_session,
