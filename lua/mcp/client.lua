@@ -122,6 +122,7 @@ local function core_handlers(self, opts)
     on_lost = function(err)
       self._lost = err
       self:_stop_keepalive()
+      self:_listen_resume()       -- to see that it is over
       open_clients[self] = nil
       if self.on_lost then self.on_lost(err) end
     end,
@@ -140,6 +141,7 @@ local function core_handlers(self, opts)
       self.instructions = result.instructions
       self.server_info = result.serverInfo
       self.initialize_result = result
+      self:_listen_resume()       -- the new server holds no subscription
       if self.on_session then self.on_session(self, number) end
     end,
     on_closed = function()
@@ -299,6 +301,8 @@ function M.connect(opts)
   self.sessions = 1          -- numbered: each handshake gets a new number
   self.client_capabilities = capabilities
   self.transport = core_client:transport()
+  -- 2026-07-28: the list-changed callbacks are served by a listen.
+  self:_listen_update()
   if ping_ms then
     self:_start_keepalive(ping_ms, opts.ping_misses or DEFAULT_PING_MISSES)
   end
@@ -647,6 +651,9 @@ function Client:on_notification(method, fn)
 end
 
 function Client:_on_notification(method, params)
+  -- 2026-07-28: what a listen of ours carries, and nothing tagged for
+  -- another (mcp.listen).
+  if self._listen_ids and not self:_listen_accepts(method, params) then return end
   local route = notification_routes[method]
   if route then route(self, params) end
   local fn = self._notification_handlers[method] or self._notification_handlers["*"]
@@ -675,6 +682,7 @@ function Client:close()
   self:_stop_keepalive()
   if not self._closing then
     self._closing = true
+    self:_listen_resume()         -- a listen waiting to reopen ends
     if self._core then self._core:close() end
   end
   if self._core and not self._core_closed and task.in_task() then
@@ -699,7 +707,7 @@ end
 -- connect should also do.
 for _, part in ipairs{ require "mcp.features", require "mcp.validation",
                        require("mcp.handlers").client_part,
-                       (require "mcp.stateless") } do
+                       (require "mcp.stateless"), (require "mcp.listen") } do
   for name, fn in pairs(part.methods) do
     assert(Client[name] == nil, "mcp.client: two parts define Client:" .. name)
     Client[name] = fn

@@ -311,11 +311,28 @@ end
 --- syntax: ok, err = client:subscribe_resource(uri, callback, opts?)
 --- callback(params) runs for each notifications/resources/updated of uri.
 --- Needs the server's resources.subscribe capability (else ENOTSUP).
+--- 2026-07-28: the subscription rides on the client's listen
+--- (mcp.listen), and this returns once the server acknowledged it.
 function Client:subscribe_resource(uri, callback, opts)
   self:_check()
   check_string(uri, 1, "subscribe_resource")
   if type(callback) ~= "function" then
     error("bad argument #2 to 'subscribe_resource' (function expected)", 2)
+  end
+  if self.era == "modern" then
+    local caps = self.capabilities.resources
+    if type(caps) ~= "table" or caps.subscribe ~= true then
+      return nil, errors.new("ENOTSUP", "the server offers no resource subscriptions")
+    end
+    self._subscriptions = self._subscriptions or {}
+    self._subscriptions[uri] = callback
+    local ok, err = self:_listen_subscribe(uri,
+      opts and opts.timeout and opts.timeout * 1000 or self._timeout)
+    if not ok then
+      self._subscriptions[uri] = nil
+      self:_listen_update()
+    end
+    return ok, err
   end
   local err = self:_require("resources/subscribe", "resources", "subscribe")
   if err then return nil, err end
@@ -331,6 +348,11 @@ end
 function Client:unsubscribe_resource(uri, opts)
   self:_check()
   check_string(uri, 1, "unsubscribe_resource")
+  if self.era == "modern" then
+    if self._subscriptions then self._subscriptions[uri] = nil end
+    self:_listen_update()
+    return true
+  end
   local err = self:_require("resources/unsubscribe", "resources", "subscribe")
   if err then return nil, err end
   if self._subscriptions then self._subscriptions[uri] = nil end

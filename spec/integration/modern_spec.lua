@@ -7,6 +7,7 @@
 -- and what 2026-07-28 removed fails with ENOTSUP instead of being sent.
 local mcp = require "mcp"
 local fixture = require "spec.support.fixture"
+local event = require "spec.support.event"
 
 local ENVELOPE = {
   "io.modelcontextprotocol/protocolVersion",
@@ -112,7 +113,7 @@ for _, era in ipairs{ "modern", "dual" } do
         for _, call in ipairs{
           function() return client:ping() end,
           function() return client:set_log_level("debug") end,
-          function() return client:subscribe_resource("text://hello", function() end) end,
+          function() return client:request("resources/subscribe", { uri = "text://hello" }) end,
         } do
           local ok, err = call()
           assert.is_nil(ok)
@@ -227,6 +228,107 @@ describe("what a 2026-07-28 server lets the client keep", function()
       local client <close> = assert(fixture.connect("modern/modern",
         { args = { "--era", "dual" }, protocol = "2025-11-25" }))
       assert.are_not.equal(assert(client:list_tools()), assert(client:list_tools()))
+    end)
+  end)
+end)
+
+-- The listens the fixture received (stdio: its `requests` tool; HTTP: GET /requests).
+local function listens(list)
+  local out = {}
+  for _, r in ipairs(list) do
+    if r.method == "subscriptions/listen" then out[#out + 1] = r end
+  end
+  return out
+end
+
+describe("subscriptions/listen", function()
+  for _, transport in ipairs{ "stdio", "http" } do
+    it("carries a resource subscription and list changes over " .. transport, function()
+      run_async(function()
+        local server = transport == "http"
+          and fixture.http_server("modern/modern", { "--transport", "http" }) or nil
+        local _s <close> = server
+        local changed, hello, greet = event(), event(), event()
+        local updates = {}
+        local opts = { oauth = false, on_tools_changed = function(tools) changed.set(tools) end }
+        local client
+        if server then
+          opts.url = server.url("/mcp")
+          client = assert(mcp.connect(opts))
+        else
+          client = assert(fixture.connect("modern/modern", opts))
+        end
+        local _ <close> = client
+        local function received()
+          return server and received_http(server) or received_stdio(client)
+        end
+        local function lists()
+          local n = 0
+          for _, r in ipairs(received()) do if r.method == "tools/list" then n = n + 1 end end
+          return n
+        end
+        assert.equal("modern", client.era)
+        -- a list kept for its ttlMs: no second round trip ...
+        assert(client:list_tools())
+        local before = lists()
+        assert(client:list_tools())
+        assert.equal(before, lists())
+        -- returns once the server acknowledged the subscription
+        assert(client:subscribe_resource("text://hello", function(params)
+          updates[#updates + 1] = params.uri
+          hello.set(params.uri)
+        end))
+        assert(client:call_tool("touch", { uri = "text://other" }))   -- not subscribed
+        assert(client:call_tool("touch", { uri = "text://hello" }))
+        assert.equal("text://hello", hello.wait(10))
+        assert.same({ "text://hello" }, updates)
+        -- ... until the list changed: then it is asked again.
+        assert(client:call_tool("toggle", {}))
+        local tools = assert(changed.wait(10))
+        local names = {}
+        for _, t in ipairs(tools) do names[t.name] = true end
+        assert.is_true(names.extra)
+        assert.equal(before + 1, lists())
+        local l = listens(received())
+        local filter = l[#l].params.notifications
+        assert.is_true(filter.toolsListChanged)
+        assert.same({ "text://hello" }, filter.resourceSubscriptions)
+        -- unsubscribing replaces the listen with one without that URI
+        assert(client:unsubscribe_resource("text://hello"))
+        assert(client:subscribe_resource("text://greet/x", function(p) greet.set(p.uri) end))
+        assert(client:call_tool("touch", { uri = "text://hello" }))
+        assert(client:call_tool("touch", { uri = "text://greet/x" }))
+        assert.equal("text://greet/x", greet.wait(10))
+        assert.same({ "text://hello" }, updates)
+        l = listens(received())
+        assert.same({ "text://greet/x" }, l[#l].params.notifications.resourceSubscriptions)
+      end)
+    end)
+  end
+
+  it("is opened again after the server restarts (stdio)", function()
+    run_async(function()
+      local down, session, updated = event(), event(), event()
+      local client <close> = assert(fixture.connect("modern/modern", {
+        restart = { max = 2, backoff = 0.05 },
+        on_down = function() down.set() end,
+        on_session = function(_, n) session.set(n) end }))
+      local function on_update(params) updated.set(params.uri) end
+      assert(client:subscribe_resource("text://hello", on_update))
+      local first = listens(received_stdio(client))
+      assert.equal(1, #first)
+      local _, err = client:call_tool("crash", {})
+      assert.equal("ECLOSED", err.code)
+      down.wait(10)
+      assert.equal(2, session.wait(10))
+      -- the same subscription, asked again: it waits for the new listen's
+      -- acknowledgement (the restarted server knew nothing of it)
+      assert(client:subscribe_resource("text://hello", on_update))
+      assert(client:call_tool("touch", { uri = "text://hello" }))
+      assert.equal("text://hello", updated.wait(10))
+      local again = listens(received_stdio(client))
+      assert.equal(1, #again)
+      assert.same({ "text://hello" }, again[1].params.notifications.resourceSubscriptions)
     end)
   end)
 end)
