@@ -155,18 +155,22 @@ end
 --- (internal) Whether a notification may go on: one tagged with the id of
 --- no listen of ours is dropped (a race with a cancel; 1 is not "1").
 function Client:_listen_accepts(method, params)
+  local l = self._listen
+  local current = l and l.req and l.req.id
+  if method == "notifications/cancelled" and type(params) == "table"
+      and params.requestId == current and current then
+    -- The server tore the subscription down (stdio): it is over.
+    l.req:cancel("ended by the server")
+    return true
+  end
   local meta = type(params) == "table" and params._meta
   local id = type(meta) == "table" and meta[SUBSCRIPTION_ID]
   if id == nil then return true end
   if not self._listen_ids[id] then return false end
-  local l = self._listen
-  if method == "notifications/subscriptions/acknowledged" and l and l.req and l.req.id == id then
+  if method == "notifications/subscriptions/acknowledged" and id == current then
     local ack = type(params.notifications) == "table" and params.notifications or {}
     l.ack = ack
     settle_acks(l, ack)
-  elseif method == "notifications/cancelled" and l and l.req and l.req.id == id then
-    -- The server tore the subscription down (stdio): it is over.
-    l.req:cancel("ended by the server")
   end
   return true
 end

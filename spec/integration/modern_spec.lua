@@ -333,6 +333,39 @@ describe("subscriptions/listen", function()
   end)
 end)
 
+describe("subscriptions/listen against a scripted server", function()
+  for _, how in ipairs{ "result", "cancelled" } do
+    it("drops what is tagged for no listen of ours, and listens again after the server's end (" .. how .. ")", function()
+      run_async(function()
+        local changed = 0
+        local client <close> = assert(mcp.connect{
+          command = { "node", "spec/fixtures/listen_faults.js" },
+          on_tools_changed = function() changed = changed + 1 end })
+        assert.equal("modern", client.era)
+        local function noop() end
+        assert(client:subscribe_resource("a://x", noop))
+        assert(client:list_tools())
+        assert.is_table(client._cache and client._cache["tools/list"])
+        -- one for on_tools_changed, replaced by one with the subscription
+        local before = listens(received_stdio(client))
+        assert.equal(2, #before)
+        assert(client:call_tool("end_listen", { how = how }))
+        -- The same subscription, asked again: it waits for the next
+        -- listen's acknowledgement, after a backoff.
+        assert(client:subscribe_resource("a://x", noop))
+        local all = listens(received_stdio(client))
+        assert.equal(3, #all)
+        assert.is_true(all[3].id > all[2].id)
+        assert.same({ "a://x" }, all[3].params.notifications.resourceSubscriptions)
+        -- notifications may have been lost meanwhile: nothing kept
+        assert.is_nil(client._cache and client._cache["tools/list"])
+        -- the list_changed tagged "not-yours" before each ack never counted
+        assert.equal(0, changed)
+      end)
+    end)
+  end
+end)
+
 describe("cancelling in 2026-07-28", function()
   it("closes the request's stream over HTTP, and sends notifications/cancelled over stdio", function()
     run_async(function()
