@@ -437,4 +437,24 @@ describe("server-everything, of the handshake era", function()
       assert(client:ping())
     end)
   end)
+
+  it("keeps its verdict for the client's life: a restarted server is not probed again", function()
+    run_async(function()
+      local lines, session = {}, event()
+      local client <close> = assert(mcp.connect{ command = { "node", "spec/fixtures/hostile.js" },
+        restart = { max = 2, backoff = 0.05 }, on_stderr = function() end,
+        on_session = function(_, n) session.set(n) end,
+        on_trace = function(l) lines[#lines + 1] = l end })
+      assert.equal("legacy", client.era)
+      assert.equal("ECLOSED", select(2, client:call_tool("crash", {})).code)
+      assert.equal(2, session.wait(10))
+      local probes, handshakes = 0, 0
+      for _, l in ipairs(lines) do
+        if l:match('^> .*"method":"server/discover"') then probes = probes + 1 end
+        if l:match('^> .*"method":"initialize"') then handshakes = handshakes + 1 end
+      end
+      assert.equal(1, probes)
+      assert.equal(2, handshakes)
+    end)
+  end)
 end)
