@@ -234,6 +234,8 @@ function Client:_call_tool(name, args, opts)
   if self._left_out and self._left_out[name] then
     return nil, errors.new("EINVAL", self._left_out[name])
   end
+  local refused = self:_schema_refusal(name, opts)
+  if refused then return nil, refused end
   local result, err = self:_call("tools/call", { name = name, arguments = args or {} },
     opts, self:_call_schemas(name, opts))
   -- ESCHEMA is the core's (the server's errors are ERPC): on the result
@@ -254,6 +256,8 @@ function Client:_start_tool(name, args, opts)
   if type(caps) ~= "table" or not caps.tools then
     return self:_failed_request("tools/call", self:_require("tools/call", "tools"))
   end
+  local refused = self:_schema_refusal(name, opts)
+  if refused then return self:_failed_request("tools/call", refused) end
   local req = self:_start("tools/call", { name = name, arguments = args or {} }, opts,
     (self:_call_schemas(name, opts)))   -- start_tool checks no result
   if req._err and req._err.code == "ESCHEMA" and not req.id then
