@@ -575,11 +575,45 @@ function Client:_call_stateless(method, params, core_opts)
   local function ask(p)
     local id, err = send(self, method, p, core_opts, resume_caller, task.current())
     if not id then return nil, err end
-    return coroutine.yield()
+    local res, rerr = coroutine.yield()
+    if res == nil and self:_stream_broke(rerr) then
+      -- No stream is resumed in this era (H12): a read is asked again
+      -- under a new id; what may have had effects is the caller's call.
+      if self:_may_ask_again(method, p) then
+        id, err = send(self, method, p, core_opts, resume_caller, task.current())
+        if not id then return nil, err end
+        return coroutine.yield()
+      end
+      rerr.outcome_unknown = true
+      rerr.message = rerr.message .. " (it may or may not have taken effect:"
+        .. " 2026-07-28 resumes no stream; send it again if that is safe)"
+    end
+    return res, rerr
   end
   local res, err = ask(params)
   if res == nil then return nil, err end
   return self:_stateless_result(method, params, res, ask)
+end
+
+-- Whether err is an HTTP answer stream that broke under a request (not
+-- the client closing, nor the server gone for good).
+function Client:_stream_broke(err)
+  return err ~= nil and err.code == "ECLOSED" and not self._closing and not self._lost
+    and self.transport ~= "stdio"
+end
+
+-- The requests that may be sent twice without harm: reads, and the
+-- tools that say they are idempotent (a hint only, from the server).
+local READS = { ["tools/list"] = true, ["prompts/list"] = true, ["resources/list"] = true,
+  ["resources/templates/list"] = true, ["resources/read"] = true, ["prompts/get"] = true,
+  ["completion/complete"] = true, ["server/discover"] = true }
+
+function Client:_may_ask_again(method, params)
+  if READS[method] then return true end
+  if method ~= "tools/call" then return false end
+  local tool = self.tools_by_name and self.tools_by_name[params.name]
+  local hints = tool and tool.annotations
+  return type(hints) == "table" and hints.idempotentHint == true
 end
 
 --- syntax: ok, err = client:notify(method, params?)

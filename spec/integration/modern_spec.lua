@@ -366,6 +366,32 @@ describe("subscriptions/listen against a scripted server", function()
   end
 end)
 
+describe("an answer stream that breaks in 2026-07-28 (HTTP)", function()
+  it("is not resumed: a read is asked again under a new id, a tool call fails as of unknown outcome", function()
+    run_async(function()
+      local server <close> = fixture.http_server("modern_http_faults")
+      local client <close> = assert(mcp.connect{ url = server.url("/mcp"), oauth = false,
+        validate_input = false, validate_output = false })
+      assert.equal("modern", client.era)
+      local tools = assert(client:list_tools())
+      assert.equal(3, #tools)
+      local r, err = client:call_tool("drop", {})
+      assert.is_nil(r)
+      assert.equal("ECLOSED", err.code)
+      assert.is_true(err.outcome_unknown)
+      assert.matches("may or may not have taken effect", err.message, 1, true)
+      assert.equal("hi", assert(client:call_tool("echo", { text = "hi" })).content[1].text)
+      local stats = mcp.json.decode(assert(client:call_tool("stats", {})).content[1].text)
+      assert.equal(2, #stats.lists)
+      assert.are_not.equal(stats.lists[1], stats.lists[2])
+      assert.equal(1, stats.drops)              -- the call was not sent again
+      assert.equal(0, stats.last_event_ids)     -- nothing resumed
+      assert.equal(0, stats.gets)               -- no GET stream
+      assert.equal(0, stats.session_ids)        -- the server's session id never sent back
+    end)
+  end)
+end)
+
 describe("cancelling in 2026-07-28", function()
   it("closes the request's stream over HTTP, and sends notifications/cancelled over stdio", function()
     run_async(function()

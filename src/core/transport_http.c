@@ -628,7 +628,8 @@ on_headers(mcp_http_t *req, int status, const mcp_http_header_t *headers,
       else if (strncasecmp(headers[i].value, "application/json", 16) == 0)
         x->is_json = 1;
     } else if (header_is(&headers[i], "mcp-session-id") && !t->legacy &&
-               visible_ascii(headers[i].value)) {
+               !t->stateless && visible_ascii(headers[i].value)) {
+      /* (The stateless era has no session: a server's id is ignored.) */
       if (t->session_id == NULL ||
           strcmp(t->session_id, headers[i].value) != 0) {
         set_string(&t->session_id, headers[i].value,
@@ -813,8 +814,9 @@ post_done(http_transport_t *t, xfer_t *x, const mcp_error_t *err)
     if (t->legacy || x->request_id == 0 ||
         !t->cb.is_pending(t->ud, x->request_id))
       return;
-    /* A request whose answer did not come on this stream. */
-    if (x->is_sse && x->last_id != NULL)
+    /* A request whose answer did not come on this stream. The stateless
+     * era resumes nothing (no Last-Event-ID): the owner asks again. */
+    if (x->is_sse && x->last_id != NULL && !t->stateless)
       schedule_resume(t, x);
     else if (err != NULL)
       fail_request(t, x->request_id, MCP_ECLOSED, x->status,
