@@ -45,6 +45,7 @@ local client <close> = assert(mcp.connect{
   url = url,
   oauth = oauth,
   on_log = function() end,
+  on_warning = function(message) io.stderr:write("warning: ", message, "\n") end,
   -- LUAMCP_TRACE=1: the whole exchange on stderr (the suite keeps it).
   on_trace = os.getenv("LUAMCP_TRACE") and function(line)
     io.stderr:write("trace: ", line, "\n")
@@ -59,8 +60,8 @@ local client <close> = assert(mcp.connect{
   },
 })
 
-local function call(name, args)
-  local result = assert(client:call_tool(name, args or {}))
+local function call(name, args, opts)
+  local result = assert(client:call_tool(name, args or {}, opts))
   assert(not result.isError, name .. " failed: " .. mcp.json.encode(result))
   return result
 end
@@ -118,8 +119,23 @@ local scenarios = {
     assert(client:list_tools())
   end,
   ["http-standard-headers"] = exercise_tools,
-  ["http-custom-headers"] = exercise_tools,
-  ["http-invalid-tool-headers"] = exercise_tools,
+  -- The calls are the scenario's: their arguments become Mcp-Param-*
+  -- headers as the tools' x-mcp-header annotations say.
+  ["http-custom-headers"] = function()
+    assert(client:list_tools())
+    -- Sent as given: a null stands for "omit the header", though the
+    -- schema's type has no null.
+    for _, c in ipairs(assert(context.toolCalls, "no toolCalls in the context")) do
+      call(c.name, c.arguments, { validate_input = false })
+    end
+  end,
+  -- The client leaves out the tools with invalid annotations; the one
+  -- valid tool is still called (with its required argument).
+  ["http-invalid-tool-headers"] = function()
+    for _, tool in ipairs(assert(client:list_tools())) do
+      call(tool.name, { region = "us-west1" })
+    end
+  end,
   ["sep-2322-client-request-state"] = exercise_tools,
   -- Skills (SEP-2640): listing reads no file of any skill.
   ["sep-2640-client-no-prefetch"] = function()

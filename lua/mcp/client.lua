@@ -100,6 +100,12 @@ local function default_bad_message(name)
   end
 end
 
+local function default_warning(name)
+  return function(message)
+    io.stderr:write(("luamcp: [%s] %s\n"):format(name, message))
+  end
+end
+
 -- The callbacks mcp.core calls; they close over the client.
 local function core_handlers(self, opts)
   return {
@@ -116,6 +122,7 @@ local function core_handlers(self, opts)
     on_lost = function(err)
       self._lost = err
       self:_stop_keepalive()
+      self:_listen_resume()       -- to see that it is over
       open_clients[self] = nil
       if self.on_lost then self.on_lost(err) end
     end,
@@ -134,6 +141,7 @@ local function core_handlers(self, opts)
       self.instructions = result.instructions
       self.server_info = result.serverInfo
       self.initialize_result = result
+      self:_listen_resume()       -- the new server holds no subscription
       if self.on_session then self.on_session(self, number) end
     end,
     on_closed = function()
@@ -192,6 +200,9 @@ local capability_providers = {}
 --- ping_interval (seconds) and ping_misses (default 3) for a keep-alive,
 --- handlers = { sampling, elicitation, roots } (see mcp.handlers),
 --- on_stderr(line), on_log(params), on_bad_message(err, text),
+--- on_warning(message) for what the client left out of what the server
+--- offered (a tool with invalid x-mcp-header annotations; stderr unless
+--- given),
 --- on_trace(line) for a trace of the connection (the messages; over HTTP
 --- every request's and answer's headers too, credentials masked; see
 --- luamcp debug), on_lost(err), on_down(err) when a server with restart died and is
@@ -217,6 +228,7 @@ function M.connect(opts)
     _notification_handlers = {},
     on_stderr = opts.on_stderr or default_stderr(name),
     on_bad_message = opts.on_bad_message or default_bad_message(name),
+    on_warning = opts.on_warning or default_warning(name),
     on_lost = opts.on_lost,
     on_down = opts.on_down,
     on_session = opts.on_session,
@@ -289,6 +301,8 @@ function M.connect(opts)
   self.sessions = 1          -- numbered: each handshake gets a new number
   self.client_capabilities = capabilities
   self.transport = core_client:transport()
+  -- 2026-07-28: the list-changed callbacks are served by a listen.
+  self:_listen_update()
   if ping_ms then
     self:_start_keepalive(ping_ms, opts.ping_misses or DEFAULT_PING_MISSES)
   end
@@ -561,11 +575,45 @@ function Client:_call_stateless(method, params, core_opts)
   local function ask(p)
     local id, err = send(self, method, p, core_opts, resume_caller, task.current())
     if not id then return nil, err end
-    return coroutine.yield()
+    local res, rerr = coroutine.yield()
+    if res == nil and self:_stream_broke(rerr) then
+      -- No stream is resumed in this era (H12): a read is asked again
+      -- under a new id; what may have had effects is the caller's call.
+      if self:_may_ask_again(method, p) then
+        id, err = send(self, method, p, core_opts, resume_caller, task.current())
+        if not id then return nil, err end
+        return coroutine.yield()
+      end
+      rerr.outcome_unknown = true
+      rerr.message = rerr.message .. " (it may or may not have taken effect:"
+        .. " 2026-07-28 resumes no stream; send it again if that is safe)"
+    end
+    return res, rerr
   end
   local res, err = ask(params)
   if res == nil then return nil, err end
   return self:_stateless_result(method, params, res, ask)
+end
+
+-- Whether err is an HTTP answer stream that broke under a request (not
+-- the client closing, nor the server gone for good).
+function Client:_stream_broke(err)
+  return err ~= nil and err.code == "ECLOSED" and not self._closing and not self._lost
+    and self.transport ~= "stdio"
+end
+
+-- The requests that may be sent twice without harm: reads, and the
+-- tools that say they are idempotent (a hint only, from the server).
+local READS = { ["tools/list"] = true, ["prompts/list"] = true, ["resources/list"] = true,
+  ["resources/templates/list"] = true, ["resources/read"] = true, ["prompts/get"] = true,
+  ["completion/complete"] = true, ["server/discover"] = true }
+
+function Client:_may_ask_again(method, params)
+  if READS[method] then return true end
+  if method ~= "tools/call" then return false end
+  local tool = self.tools_by_name and self.tools_by_name[params.name]
+  local hints = tool and tool.annotations
+  return type(hints) == "table" and hints.idempotentHint == true
 end
 
 --- syntax: ok, err = client:notify(method, params?)
@@ -637,6 +685,9 @@ function Client:on_notification(method, fn)
 end
 
 function Client:_on_notification(method, params)
+  -- 2026-07-28: what a listen of ours carries, and nothing tagged for
+  -- another (mcp.listen).
+  if self._listen_ids and not self:_listen_accepts(method, params) then return end
   local route = notification_routes[method]
   if route then route(self, params) end
   local fn = self._notification_handlers[method] or self._notification_handlers["*"]
@@ -665,6 +716,7 @@ function Client:close()
   self:_stop_keepalive()
   if not self._closing then
     self._closing = true
+    self:_listen_resume()         -- a listen waiting to reopen ends
     if self._core then self._core:close() end
   end
   if self._core and not self._core_closed and task.in_task() then
@@ -689,7 +741,8 @@ end
 -- connect should also do.
 for _, part in ipairs{ require "mcp.features", require "mcp.validation",
                        require("mcp.handlers").client_part,
-                       (require "mcp.stateless"), (require "mcp.skills") } do
+                       (require "mcp.stateless"), (require "mcp.listen"),
+                       (require "mcp.skills") } do
   for name, fn in pairs(part.methods) do
     assert(Client[name] == nil, "mcp.client: two parts define Client:" .. name)
     Client[name] = fn

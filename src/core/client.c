@@ -781,6 +781,9 @@ initialized(void *data, const mcp_error_t *err, const cJSON *result)
   if (err == NULL) {
     c->number = 1;
     mcp_rpc_set_epoch(c->rpc, 1);
+    /* The era is decided once per client (checklist 1.5): a renewed
+     * session or a restarted server begins in it without a new probe. */
+    c->era = c->session.stateless ? &mcp_era_stateless : &mcp_era_handshake;
   }
   c->init_cb(c->init_data, err, result);
 }

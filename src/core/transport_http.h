@@ -55,6 +55,11 @@ int mcp_transport_http_set_headers(mcp_transport_t *t,
 int mcp_transport_http_set_authorization(mcp_transport_t *t,
                                          const char *line);
 
+/* The Mcp-Param-* headers of tool's calls in the 2026-07-28 era, from its
+ * x-mcp-header parameters: see mcp_routing_declare (routing.h). */
+int mcp_transport_http_declare_params(mcp_transport_t *t, const char *tool,
+                                      const char *decl, mcp_error_t *err);
+
 /* Forgets the session id (before initializing a new session). */
 void mcp_transport_http_reset_session(mcp_transport_t *t);
 
