@@ -149,11 +149,40 @@ end
 -- for every HTTP server unless oauth = false: tokens stored by `luamcp
 -- auth` are used and refreshed; a server that needs a person fails with
 -- ENEEDSAUTH unless oauth.open (or oauth.interactive) allows the browser.
+-- A secret given as { env = "NAME" } or { file = "path" }: read here, so
+-- it need not be written into a script or a command line.
+local function secret_of(v, key)
+  if type(v) ~= "table" then return v end
+  if type(v.env) == "string" then
+    local s = os.getenv(v.env)
+    if not s or s == "" then
+      error(("mcp.connect: oauth.%s names the environment variable %s, which is not set")
+        :format(key, v.env), 4)
+    end
+    return s
+  end
+  if type(v.file) == "string" then
+    local f, why = io.open(v.file, "rb")
+    if not f then error(("mcp.connect: oauth.%s: %s"):format(key, why), 4) end
+    local s = f:read(64 * 1024 + 1) or ""
+    f:close()
+    s = s:gsub("^%s+", ""):gsub("%s+$", "")
+    if s == "" or #s > 64 * 1024 then
+      error(("mcp.connect: oauth.%s: %s is empty or too large"):format(key, v.file), 4)
+    end
+    return s
+  end
+  error(("mcp.connect: oauth.%s must be a string, { env = NAME } or { file = path }")
+    :format(key), 4)
+end
+
 local function core_oauth(o)
   if o == false then return nil end
   o = o or {}
   local c = {}
   for k, v in pairs(o) do c[k] = v end
+  c.client_secret = secret_of(o.client_secret, "client_secret")
+  c.idp_client_secret = secret_of(o.idp_client_secret, "idp_client_secret")
   c.open = nil
   c.interactive = o.interactive or o.open ~= nil
   c.timeout = seconds_to_ms(o.timeout, "oauth.timeout")

@@ -87,6 +87,16 @@ lmcp_auth_new(lua_State *L, int idx, const char *url,
   o.callback_port = (int) field_integer(L, idx, "callback_port", 0);
   o.timeout_ms = (uint64_t) field_integer(L, idx, "timeout", 0);
   o.store_dir = store_dir(L, idx);
+  o.grant = field_string(L, idx, "grant");
+  o.private_key = field_string(L, idx, "private_key");
+  o.auth_method = field_string(L, idx, "auth_method");
+  o.assertion = field_string(L, idx, "assertion");
+  o.idp_token_endpoint = field_string(L, idx, "idp_token_endpoint");
+  o.idp_client_id = field_string(L, idx, "idp_client_id");
+  o.idp_client_secret = field_string(L, idx, "idp_client_secret");
+  lua_getfield(L, idx, "dpop");
+  o.dpop = lua_toboolean(L, -1);
+  lua_pop(L, 1);
   lua_getfield(L, idx, "interactive");
   o.interactive = lua_toboolean(L, -1);
   lua_pop(L, 1);

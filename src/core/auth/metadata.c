@@ -210,7 +210,17 @@ mcp_auth_asmeta_read(const cJSON *doc, const char *issuer,
                                 "client_secret_basic");
     out->auth_post = array_has(doc, "token_endpoint_auth_methods_supported",
                                "client_secret_post");
+    out->auth_private_key_jwt =
+      array_has(doc, "token_endpoint_auth_methods_supported",
+                "private_key_jwt");
   }
+  /* RFC 9449 section 5.1: the algorithms its DPoP proofs may use. */
+  out->dpop_es256 = array_has(doc, "dpop_signing_alg_values_supported",
+                              "ES256");
+  out->grants_listed = cJSON_IsArray(
+    cJSON_GetObjectItemCaseSensitive(doc, "grant_types_supported"));
+  out->jwt_bearer = array_has(doc, "grant_types_supported",
+                              "urn:ietf:params:oauth:grant-type:jwt-bearer");
   return 0;
 }
 
