@@ -55,6 +55,22 @@ local function check_options(opts)
         and type(o.open) ~= "function" then
       error("mcp.connect: 'oauth.open' must be true or a function(url)", 3)
     end
+    if type(o) == "table" and o.grant ~= nil and o.grant ~= "authorization_code"
+        and o.grant ~= "client_credentials" and o.grant ~= "jwt_bearer"
+        and o.grant ~= "token_exchange" then
+      error("mcp.connect: 'oauth.grant' must be authorization_code, client_credentials, "
+        .. "jwt_bearer or token_exchange", 3)
+    end
+    if type(o) == "table" and type(o.assertion) == "table" then
+      if #o.assertion == 0 then
+        error("mcp.connect: 'oauth.assertion' must be a file name or a command (a list of strings)", 3)
+      end
+      for _, word in ipairs(o.assertion) do
+        if type(word) ~= "string" then
+          error("mcp.connect: 'oauth.assertion' must be a file name or a command (a list of strings)", 3)
+        end
+      end
+    end
     local h = opts.headers
     if h ~= nil and type(h) ~= "table" and type(h) ~= "function" then
       error("mcp.connect: 'headers' must be a table or a function returning one", 3)

@@ -128,6 +128,8 @@ describe("config.load: OpenCode", function()
                        "privateKey": "keys/bot.pem", "dpop": true } },
     "wif": { "type": "remote", "url": "https://mcp.example.com/mcp",
              "oauth": { "grant": "jwt_bearer", "assertion": "/var/run/token" } },
+    "wif2": { "type": "remote", "url": "https://mcp.example.com/mcp",
+              "oauth": { "grant": "jwt_bearer", "assertion": ["gcloud", "auth", "print-identity-token"] } },
     "ema": { "type": "remote", "url": "https://mcp.example.com/mcp",
              "oauth": { "grant": "token_exchange", "client_id": "app",
                         "client_secret": "{env:APP_SECRET}", "assertion": "~/id_token",
@@ -139,6 +141,8 @@ describe("config.load: OpenCode", function()
     assert.same({ grant = "client_credentials", client_id = "bot", dpop = true,
                   private_key = dir .. "/project/keys/bot.pem" }, cfg.servers.ci.oauth)
     assert.same({ grant = "jwt_bearer", assertion = "/var/run/token" }, cfg.servers.wif.oauth)
+    assert.same({ grant = "jwt_bearer", assertion = { "gcloud", "auth", "print-identity-token" } },
+      cfg.servers.wif2.oauth)
     assert.same({ grant = "token_exchange", client_id = "app", client_secret = "a1",
                   assertion = "/home/u/id_token",
                   idp_token_endpoint = "https://idp.example.com/token",

@@ -17,6 +17,7 @@
 #include "auth/browser.h"
 #include "auth/callback.h"
 #include "auth/challenge.h"
+#include "auth/command.h"
 #include "auth/dpop.h"
 #include "auth/fetch.h"
 #include "auth/grant.h"
@@ -34,10 +35,11 @@
 #define REFRESH_MIN_S 5          /* and never sooner than this */
 #define MAX_URLS 4
 #define MAX_HEADERS 16
+#define COMMAND_TIMEOUT_MS 30000  /* a token command's run */
 
 typedef enum {
   S_IDLE, S_PRM, S_ASMETA, S_LEGACY, S_REFRESH, S_REGISTER, S_AUTHORIZE,
-  S_TOKEN, S_EXCHANGE, S_NONCE
+  S_TOKEN, S_EXCHANGE, S_NONCE, S_ASSERTION
 } step_t;
 
 typedef struct waiter_s {
@@ -65,6 +67,7 @@ struct mcp_auth_s {
   void *token_ud;
   mcp_auth_grant_t grant;
   char *auth_method, *assertion_path;
+  char **assertion_argv;       /* a command that prints the assertion */
   char *idp_token_endpoint, *idp_client_id, *idp_client_secret;
   mcp_jwt_key_t *client_key;   /* private_key_jwt, or NULL */
   int dpop;                    /* DPoP wanted */
@@ -96,6 +99,7 @@ struct mcp_auth_s {
   char state[64];
   mcp_auth_pkce_t pkce;
   mcp_auth_callback_t *callback;
+  mcp_auth_command_t *command; /* the assertion's command, running */
   char *req_endpoint, *req_body, *req_basic;   /* the token request, kept
                                                   for one nonce retry */
   unsigned char req_assertion[32];  /* SHA-256 of the assertion it sends */
@@ -189,6 +193,8 @@ reset_round(mcp_auth_t *a)
 {
   stop_person_step(a);
   forget_request(a);
+  mcp_auth_command_cancel(a->command);
+  a->command = NULL;
   uv_timer_stop(&a->kick);
   if (a->fetch != NULL) {
     mcp_auth_fetch_cancel(a->fetch);
@@ -1107,59 +1113,23 @@ token_request(mcp_auth_t *a, step_t step, const char *endpoint,
 
 /* ---- 4'. grants without a person (grant.h) ----------------------------- */
 
-/* The assertion file's contents, unless that very assertion was refused
- * for good before (a workload platform hands out a new one; sending the
- * old one again only earns the same refusal). The caller overwrites and
- * frees *out. */
-static int
-read_assertion(mcp_auth_t *a, char **out, mcp_error_t *err)
-{
-  unsigned char digest[32];
-  int rc;
-
-  if (a->assertion_path == NULL)
-    return mcp_error_set(err, MCP_EINVAL, "oauth.grant = %s needs "
-                         "oauth.assertion (a file with the %s)",
-                         mcp_auth_grant_name(a->grant),
-                         a->grant == MCP_AUTH_TOKEN_EXCHANGE
-                           ? "identity assertion" : "workload's JWT");
-  rc = mcp_auth_read_secret(a->assertion_path, MCP_AUTH_MAX_ASSERTION, out,
-                            err);
-  if (rc != 0)
-    return rc;
-  SHA256((const unsigned char *) *out, strlen(*out), digest);
-  if (memcmp(digest, a->refused, sizeof digest) == 0) {
-    memset(*out, 0, strlen(*out));
-    free(*out);
-    *out = NULL;
-    return mcp_error_set(err, MCP_EAUTH, "the assertion in %.200s was "
-                         "refused already: not sent again until it is "
-                         "replaced", a->assertion_path);
-  }
-  memcpy(a->req_assertion, digest, sizeof digest);
-  return 0;
-}
-
-/* RFC 8693 at the enterprise IdP: the identity assertion for an ID-JAG
- * whose audience is the authorization server (its issuer) and whose
- * resource is the MCP server. */
+/* RFC 8693 at the enterprise IdP: the identity assertion (subject) for
+ * an ID-JAG whose audience is the authorization server (its issuer) and
+ * whose resource is the MCP server. */
 static void
-exchange_identity(mcp_auth_t *a)
+exchange_identity(mcp_auth_t *a, const char *subject)
 {
   mcp_auth_client_t idp;
   const char *kv[32];
   size_t n = 0;
-  char *subject = NULL;
   unsigned char digest[32];
-  mcp_error_t err;
 
-  if (a->idp_token_endpoint == NULL) {
+  /* EMA section 7.3: every endpoint is https (or loopback http). */
+  if (a->idp_token_endpoint == NULL ||
+      !mcp_auth_url_allowed(a->idp_token_endpoint)) {
     fail(a, MCP_EINVAL, "%s", "oauth.grant = token_exchange needs "
-         "oauth.idp_token_endpoint");
-    return;
-  }
-  if (read_assertion(a, &subject, &err) != 0) {
-    finish(a, &err);
+         "oauth.idp_token_endpoint, an https URL (or http to a loopback "
+         "address)");
     return;
   }
   memcpy(digest, a->req_assertion, sizeof digest);
@@ -1184,8 +1154,6 @@ exchange_identity(mcp_auth_t *a)
   kv[n++] = a->want_scope;
   token_request(a, S_EXCHANGE, a->idp_token_endpoint, &idp, kv, n);
   memcpy(a->req_assertion, digest, sizeof digest);
-  memset(subject, 0, strlen(subject));
-  free(subject);
 }
 
 /* The RFC 7523 JWT-bearer grant at the authorization server with
@@ -1210,13 +1178,80 @@ jwt_bearer(mcp_auth_t *a, const char *assertion)
   memcpy(a->req_assertion, digest, sizeof digest);
 }
 
+/* The assertion of this round (a workload's JWT, or the identity
+ * assertion to exchange), unless that very one was refused for good
+ * before: a workload platform hands out a new one, and sending the old
+ * one again only earns the same refusal. */
+static void
+use_assertion(mcp_auth_t *a, const char *assertion)
+{
+  unsigned char digest[32];
+
+  SHA256((const unsigned char *) assertion, strlen(assertion), digest);
+  if (memcmp(digest, a->refused, sizeof digest) == 0) {
+    fail(a, MCP_EAUTH, "the %s was refused already: not sent again until "
+         "it is replaced", a->grant == MCP_AUTH_TOKEN_EXCHANGE
+                             ? "identity assertion" : "workload token");
+    return;
+  }
+  memcpy(a->req_assertion, digest, sizeof digest);
+  if (a->grant == MCP_AUTH_TOKEN_EXCHANGE)
+    exchange_identity(a, assertion);
+  else
+    jwt_bearer(a, assertion);
+}
+
+/* The configured command printed the assertion (command.h). */
+static void
+assertion_printed(void *ud, const char *token, const mcp_error_t *err)
+{
+  mcp_auth_t *a = ud;
+
+  a->command = NULL;
+  if (err != NULL)
+    finish(a, err);
+  else
+    use_assertion(a, token);
+}
+
+/* A fresh assertion for every token request: the configured command
+ * run again, or the configured file read again (a platform rotates it). */
+static void
+get_assertion(mcp_auth_t *a)
+{
+  char *text = NULL;
+  mcp_error_t err;
+
+  if (a->assertion_argv != NULL) {
+    a->step = S_ASSERTION;
+    if (mcp_auth_command_start(a->loop,
+                               (const char *const *) a->assertion_argv,
+                               MCP_AUTH_MAX_ASSERTION, COMMAND_TIMEOUT_MS,
+                               assertion_printed, a, &a->command,
+                               &err) != 0)
+      finish(a, &err);
+    return;
+  }
+  if (a->assertion_path == NULL) {
+    fail(a, MCP_EINVAL, "oauth.grant = %s needs oauth.assertion (a file, "
+         "or a command, that gives the token)", mcp_auth_grant_name(a->grant));
+    return;
+  }
+  if (mcp_auth_read_secret(a->assertion_path, MCP_AUTH_MAX_ASSERTION, &text,
+                           &err) != 0) {
+    finish(a, &err);
+    return;
+  }
+  use_assertion(a, text);
+  memset(text, 0, strlen(text));
+  free(text);
+}
+
 static void
 machine_grant(mcp_auth_t *a)
 {
   const char *kv[32];
   size_t n = 0;
-  char *assertion = NULL;
-  mcp_error_t err;
 
   if (choose_scope(a) != 0) {
     fail(a, MCP_ENOMEM, "%s", "out of memory");
@@ -1255,17 +1290,7 @@ machine_grant(mcp_auth_t *a)
     fail(a, MCP_ENOMEM, "%s", "out of memory");
     return;
   }
-  if (a->grant == MCP_AUTH_TOKEN_EXCHANGE) {
-    exchange_identity(a);
-    return;
-  }
-  if (read_assertion(a, &assertion, &err) != 0) {
-    finish(a, &err);
-    return;
-  }
-  jwt_bearer(a, assertion);
-  memset(assertion, 0, strlen(assertion));
-  free(assertion);
+  get_assertion(a);
 }
 
 /* The IdP answered the exchange: its ID-JAG goes, unchanged, to the
@@ -1519,6 +1544,25 @@ refresh_due(uv_timer_t *t)
 
 /* ---- the object ---------------------------------------------------------- */
 
+/* A copy of the assertion command's NULL-terminated argv. */
+static int
+copy_argv(mcp_auth_t *a, const char *const *argv)
+{
+  size_t n = 0, i;
+
+  while (argv[n] != NULL)
+    n++;
+  a->assertion_argv = calloc(n + 1, sizeof *a->assertion_argv);
+  if (a->assertion_argv == NULL)
+    return MCP_ENOMEM;
+  for (i = 0; i < n; i++) {
+    a->assertion_argv[i] = dup_string(argv[i]);
+    if (a->assertion_argv[i] == NULL)
+      return MCP_ENOMEM;
+  }
+  return 0;
+}
+
 /* The private_key_jwt key, from its PEM file. */
 static int
 load_client_key(mcp_auth_t *a, const char *path, mcp_error_t *err)
@@ -1585,11 +1629,14 @@ mcp_auth_new(uv_loop_t *loop, mcp_curl_uv_t *cu, const mcp_auth_opts_t *o,
   a->ca_file = dup_string(o->ca_file);
   a->auth_method = dup_string(o->auth_method);
   a->assertion_path = dup_string(o->assertion);
+  if (o->assertion_command != NULL && copy_argv(a, o->assertion_command) != 0)
+    rc = mcp_error_set(err, MCP_ENOMEM, NULL);
   a->idp_token_endpoint = dup_string(o->idp_token_endpoint);
   a->idp_client_id = dup_string(o->idp_client_id);
   a->idp_client_secret = dup_string(o->idp_client_secret);
   a->dpop = o->dpop;
-  rc = mcp_auth_grant_from_name(o->grant, &a->grant, err);
+  if (rc == 0)
+    rc = mcp_auth_grant_from_name(o->grant, &a->grant, err);
   if (rc == 0 && o->private_key != NULL)
     rc = load_client_key(a, o->private_key, err);
   if (rc != 0) {
@@ -1747,6 +1794,9 @@ free_config(mcp_auth_t *a)
 
   free(a->auth_method);
   free(a->assertion_path);
+  for (i = 0; a->assertion_argv != NULL && a->assertion_argv[i] != NULL; i++)
+    free(a->assertion_argv[i]);
+  free(a->assertion_argv);
   free(a->idp_token_endpoint);
   free(a->idp_client_id);
   if (a->idp_client_secret != NULL)

@@ -26,8 +26,8 @@
  *
  * Grants without a person (oauth.grant, see grant.h) replace step 4:
  * client_credentials (a secret, or a private_key_jwt assertion signed
- * with the configured key), jwt_bearer (a workload's JWT read from a file
- * before each request), token_exchange (an identity assertion exchanged
+ * with the configured key), jwt_bearer (a workload's JWT read from a file,
+ * or printed by a command, before each request), token_exchange (an identity assertion exchanged
  * at the enterprise IdP for an ID-JAG, then jwt_bearer). They never open
  * a browser, never register, and a definitive refusal is not retried
  * with the same assertion nor answered with another grant. Their tokens
@@ -84,6 +84,8 @@ typedef struct mcp_auth_opts_s {
   const char *assertion;             /* file: the workload JWT (jwt_bearer)
                                         or the identity assertion
                                         (token_exchange) */
+  const char *const *assertion_command;  /* or a command printing it
+                                            (NULL-terminated argv) */
   const char *idp_token_endpoint;    /* token_exchange: the IdP's */
   const char *idp_client_id;         /* and the client there, or NULL */
   const char *idp_client_secret;

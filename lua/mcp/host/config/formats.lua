@@ -69,9 +69,16 @@ local function parse_oauth(ctx, raw)
       elseif names[1] == "grant" and not GRANTS[x] then
         raise(ctx, key .. "." .. name, "must be authorization_code, client_credentials, "
           .. "jwt_bearer or token_exchange")
+      elseif names[1] == "assertion" and is_array(x) then
+        -- A command that prints the token, run for every token request.
+        x = string_array(ctx, x, key .. "." .. name)
+        if #x == 0 then raise(ctx, key .. "." .. name, "must not be empty") end
       elseif names[1] == "private_key" or names[1] == "assertion" then
         -- Files, relative to the config file's directory like {file:}.
-        if type(x) ~= "string" then raise(ctx, key .. "." .. name, "must be a string") end
+        if type(x) ~= "string" then
+          raise(ctx, key .. "." .. name, "must be a file name"
+            .. (names[1] == "assertion" and " or a command (a list of strings)" or ""))
+        end
         x = resolve(x, ctx.dir, ctx.getenv("HOME"))
       elseif type(x) ~= "string" then
         raise(ctx, key .. "." .. name, "must be a string")
