@@ -205,6 +205,20 @@ local function core_oauth(o)
   return c
 end
 
+-- The authorization extensions a grant belongs to, declared in the
+-- client's capabilities.extensions (SEP-2133) as their documents ask.
+local OAUTH_EXTENSIONS = {
+  client_credentials = "io.modelcontextprotocol/oauth-client-credentials",
+  token_exchange = "io.modelcontextprotocol/enterprise-managed-authorization",
+}
+
+local function declare_oauth_extension(o, capabilities)
+  local id = type(o) == "table" and OAUTH_EXTENSIONS[o.grant]
+  if not id then return end
+  capabilities.extensions = capabilities.extensions or {}
+  capabilities.extensions[id] = {}
+end
+
 -- oauth.open as a function: it gets the authorization URL in a task of
 -- its own, so it may wait (follow the redirects itself, ask a person).
 local function authorize_handler(self, o)
@@ -312,6 +326,7 @@ function M.connect(opts)
 
   local capabilities = {}
   for _, provide in ipairs(capability_providers) do provide(self, capabilities) end
+  declare_oauth_extension(opts.oauth, capabilities)
   local init_ms = seconds_to_ms(opts.init_timeout, "init_timeout") or self._timeout
   local result
   result, err = task.await(function(done)

@@ -77,6 +77,7 @@ describe("OAuth without a person (oidc-provider)", function()
       assert.equal(0, s.bearer_refused)
       assert.equal(0, s.registrations)
       assert.equal(0, s.authorizations)
+      assert.same({ "io.modelcontextprotocol/oauth-client-credentials" }, s.extensions)
       client:close()
 
       -- The token and its key, kept owner-only beside each other.

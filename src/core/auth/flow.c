@@ -1247,6 +1247,23 @@ get_assertion(mcp_auth_t *a)
   free(text);
 }
 
+/* A private_key_jwt assertion is signed with an algorithm the
+ * authorization server lists, when it lists any. */
+static int
+signing_alg_offered(const mcp_auth_t *a)
+{
+  const char *alg;
+
+  if (a->client_key == NULL || a->client.auth_method == NULL ||
+      strcmp(a->client.auth_method, "private_key_jwt") != 0 ||
+      !a->as.signing_listed)
+    return 1;
+  alg = mcp_jwt_key_alg(a->client_key);
+  return (strcmp(alg, "ES256") == 0 && a->as.signing_es256) ||
+         (strcmp(alg, "ES384") == 0 && a->as.signing_es384) ||
+         (strcmp(alg, "RS256") == 0 && a->as.signing_rs256);
+}
+
 static void
 machine_grant(mcp_auth_t *a)
 {
@@ -1267,6 +1284,13 @@ machine_grant(mcp_auth_t *a)
     }
     if (load_client(a, a->as.issuer) != 0) {
       fail(a, MCP_ENOMEM, "%s", "out of memory");
+      return;
+    }
+    if (!signing_alg_offered(a)) {
+      fail(a, MCP_EAUTH, "the authorization server does not take %s client "
+           "assertions (token_endpoint_auth_signing_alg_values_supported): "
+           "configure a key of an algorithm it lists",
+           mcp_jwt_key_alg(a->client_key));
       return;
     }
     kv[n++] = "grant_type";
