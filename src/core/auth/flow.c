@@ -7,6 +7,7 @@
  * and is reset when a round ends.
  */
 #include "auth/flow.h"
+#include "auth/flow_int.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,87 +34,7 @@
 #define PERSON_TIMEOUT_MS (5u * 60u * 1000u)
 #define REFRESH_EARLY_S 60       /* refresh this long before expiry */
 #define REFRESH_MIN_S 5          /* and never sooner than this */
-#define MAX_URLS 4
 #define MAX_HEADERS 16
-#define COMMAND_TIMEOUT_MS 30000  /* a token command's run */
-
-typedef enum {
-  S_IDLE, S_PRM, S_ASMETA, S_LEGACY, S_REFRESH, S_REGISTER, S_AUTHORIZE,
-  S_TOKEN, S_EXCHANGE, S_NONCE, S_ASSERTION
-} step_t;
-
-typedef struct waiter_s {
-  mcp_auth_done_cb cb;
-  void *data;
-  struct waiter_s *next;
-} waiter_t;
-
-struct mcp_auth_s {
-  uv_loop_t *loop;
-  mcp_curl_uv_t *cu;
-  /* configuration (copies) */
-  char *server_url, *resource, *origin;
-  char *client_id, *client_secret, *scope, *redirect_cfg, *cimd_url;
-  char *client_name, *store_dir, *ca_file;
-  char **headers;
-  size_t nheaders;
-  int callback_port, interactive, insecure;
-  mcp_trace_cb trace;
-  void *trace_ud;
-  uint64_t timeout_ms;
-  mcp_auth_authorize_cb on_authorize;
-  void *ud;
-  mcp_auth_token_cb on_token;
-  void *token_ud;
-  mcp_auth_grant_t grant;
-  char *auth_method, *assertion_path;
-  char **assertion_argv;       /* a command that prints the assertion */
-  char *idp_token_endpoint, *idp_client_id, *idp_client_secret;
-  mcp_jwt_key_t *client_key;   /* private_key_jwt, or NULL */
-  int dpop;                    /* DPoP wanted */
-  /* DPoP: the key of dpop_issuer's tokens, and each server's nonce */
-  mcp_jwt_key_t *dpop_key;
-  char *dpop_issuer;
-  mcp_dpop_nonce_t as_nonce, rs_nonce;
-  unsigned char refused[32];   /* SHA-256 of an assertion refused for
-                                  good: never sent again */
-  /* what is held */
-  mcp_auth_tokens_t tokens;    /* access_token NULL: none */
-  char *header;                /* "Authorization: Bearer ..." */
-  char *granted_scope;         /* asked for last, for a step-up's union */
-  mcp_auth_peer_t peer;
-  /* the round */
-  step_t step;
-  waiter_t *waiters;
-  mcp_auth_fetch_t *fetch;
-  int status;                  /* 401, 403, or 0 */
-  mcp_auth_bearer_t challenge;
-  char *urls[MAX_URLS];
-  size_t nurls, url_i;
-  mcp_error_t refusal;         /* why the last candidate was refused */
-  mcp_auth_prm_t prm;
-  mcp_auth_asmeta_t as;
-  mcp_auth_client_t client;    /* client_id NULL: none yet */
-  char *want_scope;            /* the scope this authorization asks */
-  char *redirect_uri;
-  char state[64];
-  mcp_auth_pkce_t pkce;
-  mcp_auth_callback_t *callback;
-  mcp_auth_command_t *command; /* the assertion's command, running */
-  char *req_endpoint, *req_body, *req_basic;   /* the token request, kept
-                                                  for one nonce retry */
-  unsigned char req_assertion[32];  /* SHA-256 of the assertion it sends */
-  char fetch_nonce[MCP_DPOP_MAX_NONCE];   /* the answer's DPoP-Nonce */
-  unsigned nonce_retried : 1;  /* the token request went again once */
-  unsigned proof_sent : 1;     /* it carried a DPoP proof */
-  unsigned nonce_ok : 1;       /* S_NONCE: the MCP server's nonce is new */
-  uv_timer_t person_timer;     /* the person's step */
-  uv_timer_t refresh_timer;    /* before the token expires */
-  uv_timer_t kick;             /* starts a round from the loop */
-  int handles;                 /* open timers */
-  unsigned closing : 1;
-  unsigned background : 1;     /* the round is a timed refresh */
-};
 
 static void next_prm(mcp_auth_t *a);
 static void free_config(mcp_auth_t *a);
@@ -443,7 +364,7 @@ start_round(mcp_auth_t *a)
     return;
   }
   for (i = 0; i < n; i++) {
-    if (a->nurls < MAX_URLS && (a->nurls == 0 ||
+    if (a->nurls < MCP_AUTH_FLOW_URLS && (a->nurls == 0 ||
                                 strcmp(a->urls[0], prm[i]) != 0))
       a->urls[a->nurls++] = prm[i];
     else
@@ -751,8 +672,6 @@ redirect_parts(const char *uri, int *port, char *path, size_t cap)
   return rc;
 }
 
-static void machine_grant(mcp_auth_t *a);
-
 static void
 need_authorization(mcp_auth_t *a)
 {
@@ -761,7 +680,7 @@ need_authorization(mcp_auth_t *a)
   mcp_error_t err;
 
   if (a->grant != MCP_AUTH_CODE) {
-    machine_grant(a);
+    mcp__auth_machine_grant(a);
     return;
   }
   has_client = load_client(a, a->as.issuer) == 0;
@@ -1111,260 +1030,6 @@ token_request(mcp_auth_t *a, step_t step, const char *endpoint,
   send_token_request(a);
 }
 
-/* ---- 4'. grants without a person (grant.h) ----------------------------- */
-
-/* RFC 8693 at the enterprise IdP: the identity assertion (subject) for
- * an ID-JAG whose audience is the authorization server (its issuer) and
- * whose resource is the MCP server. */
-static void
-exchange_identity(mcp_auth_t *a, const char *subject)
-{
-  mcp_auth_client_t idp;
-  const char *kv[32];
-  size_t n = 0;
-  unsigned char digest[32];
-
-  /* EMA section 7.3: every endpoint is https (or loopback http). */
-  if (a->idp_token_endpoint == NULL ||
-      !mcp_auth_url_allowed(a->idp_token_endpoint)) {
-    fail(a, MCP_EINVAL, "%s", "oauth.grant = token_exchange needs "
-         "oauth.idp_token_endpoint, an https URL (or http to a loopback "
-         "address)");
-    return;
-  }
-  memcpy(digest, a->req_assertion, sizeof digest);
-  memset(&idp, 0, sizeof idp);
-  idp.client_id = a->idp_client_id;
-  idp.client_secret = a->idp_client_secret;
-  idp.auth_method = (char *) (a->idp_client_secret != NULL
-                              ? "client_secret_basic" : "none");
-  kv[n++] = "grant_type";
-  kv[n++] = MCP_AUTH_GRANT_TOKEN_EXCHANGE;
-  kv[n++] = "requested_token_type";
-  kv[n++] = MCP_AUTH_TOKEN_TYPE_ID_JAG;
-  kv[n++] = "subject_token";
-  kv[n++] = subject;
-  kv[n++] = "subject_token_type";
-  kv[n++] = MCP_AUTH_TOKEN_TYPE_ID_TOKEN;
-  kv[n++] = "audience";
-  kv[n++] = a->as.issuer;
-  kv[n++] = "resource";
-  kv[n++] = resource_param(a);
-  kv[n++] = "scope";
-  kv[n++] = a->want_scope;
-  token_request(a, S_EXCHANGE, a->idp_token_endpoint, &idp, kv, n);
-  memcpy(a->req_assertion, digest, sizeof digest);
-}
-
-/* The RFC 7523 JWT-bearer grant at the authorization server with
- * assertion (a workload's JWT, or an ID-JAG). */
-static void
-jwt_bearer(mcp_auth_t *a, const char *assertion)
-{
-  const char *kv[32];
-  size_t n = 0;
-  unsigned char digest[32];
-
-  memcpy(digest, a->req_assertion, sizeof digest);
-  kv[n++] = "grant_type";
-  kv[n++] = MCP_AUTH_GRANT_JWT_BEARER;
-  kv[n++] = "assertion";
-  kv[n++] = assertion;
-  kv[n++] = "resource";
-  kv[n++] = resource_param(a);
-  kv[n++] = "scope";
-  kv[n++] = a->want_scope;
-  token_request(a, S_TOKEN, a->as.token_endpoint, &a->client, kv, n);
-  memcpy(a->req_assertion, digest, sizeof digest);
-}
-
-/* The assertion of this round (a workload's JWT, or the identity
- * assertion to exchange), unless that very one was refused for good
- * before: a workload platform hands out a new one, and sending the old
- * one again only earns the same refusal. */
-static void
-use_assertion(mcp_auth_t *a, const char *assertion)
-{
-  unsigned char digest[32];
-
-  SHA256((const unsigned char *) assertion, strlen(assertion), digest);
-  if (memcmp(digest, a->refused, sizeof digest) == 0) {
-    fail(a, MCP_EAUTH, "the %s was refused already: not sent again until "
-         "it is replaced", a->grant == MCP_AUTH_TOKEN_EXCHANGE
-                             ? "identity assertion" : "workload token");
-    return;
-  }
-  memcpy(a->req_assertion, digest, sizeof digest);
-  if (a->grant == MCP_AUTH_TOKEN_EXCHANGE)
-    exchange_identity(a, assertion);
-  else
-    jwt_bearer(a, assertion);
-}
-
-/* The configured command printed the assertion (command.h). */
-static void
-assertion_printed(void *ud, const char *token, const mcp_error_t *err)
-{
-  mcp_auth_t *a = ud;
-
-  a->command = NULL;
-  if (err != NULL)
-    finish(a, err);
-  else
-    use_assertion(a, token);
-}
-
-/* A fresh assertion for every token request: the configured command
- * run again, or the configured file read again (a platform rotates it). */
-static void
-get_assertion(mcp_auth_t *a)
-{
-  char *text = NULL;
-  mcp_error_t err;
-
-  if (a->assertion_argv != NULL) {
-    a->step = S_ASSERTION;
-    if (mcp_auth_command_start(a->loop,
-                               (const char *const *) a->assertion_argv,
-                               MCP_AUTH_MAX_ASSERTION, COMMAND_TIMEOUT_MS,
-                               assertion_printed, a, &a->command,
-                               &err) != 0)
-      finish(a, &err);
-    return;
-  }
-  if (a->assertion_path == NULL) {
-    fail(a, MCP_EINVAL, "oauth.grant = %s needs oauth.assertion (a file, "
-         "or a command, that gives the token)", mcp_auth_grant_name(a->grant));
-    return;
-  }
-  if (mcp_auth_read_secret(a->assertion_path, MCP_AUTH_MAX_ASSERTION, &text,
-                           &err) != 0) {
-    finish(a, &err);
-    return;
-  }
-  use_assertion(a, text);
-  memset(text, 0, strlen(text));
-  free(text);
-}
-
-/* A private_key_jwt assertion is signed with an algorithm the
- * authorization server lists, when it lists any. */
-static int
-signing_alg_offered(const mcp_auth_t *a)
-{
-  const char *alg;
-
-  if (a->client_key == NULL || a->client.auth_method == NULL ||
-      strcmp(a->client.auth_method, "private_key_jwt") != 0 ||
-      !a->as.signing_listed)
-    return 1;
-  alg = mcp_jwt_key_alg(a->client_key);
-  return (strcmp(alg, "ES256") == 0 && a->as.signing_es256) ||
-         (strcmp(alg, "ES384") == 0 && a->as.signing_es384) ||
-         (strcmp(alg, "RS256") == 0 && a->as.signing_rs256);
-}
-
-static void
-machine_grant(mcp_auth_t *a)
-{
-  const char *kv[32];
-  size_t n = 0;
-
-  if (choose_scope(a) != 0) {
-    fail(a, MCP_ENOMEM, "%s", "out of memory");
-    return;
-  }
-  if (a->grant == MCP_AUTH_CLIENT_CREDENTIALS) {
-    if (a->client_id == NULL ||
-        (a->client_secret == NULL && a->client_key == NULL)) {
-      fail(a, MCP_ENEEDSREG, "%s", "oauth.grant = client_credentials "
-           "needs oauth.client_id and oauth.client_secret or "
-           "oauth.private_key");
-      return;
-    }
-    if (load_client(a, a->as.issuer) != 0) {
-      fail(a, MCP_ENOMEM, "%s", "out of memory");
-      return;
-    }
-    if (!signing_alg_offered(a)) {
-      fail(a, MCP_EAUTH, "the authorization server does not take %s client "
-           "assertions (token_endpoint_auth_signing_alg_values_supported): "
-           "configure a key of an algorithm it lists",
-           mcp_jwt_key_alg(a->client_key));
-      return;
-    }
-    kv[n++] = "grant_type";
-    kv[n++] = "client_credentials";
-    kv[n++] = "resource";
-    kv[n++] = resource_param(a);
-    kv[n++] = "scope";
-    kv[n++] = a->want_scope;
-    token_request(a, S_TOKEN, a->as.token_endpoint, &a->client, kv, n);
-    return;
-  }
-  /* The authorization server must offer the grant it is asked for. */
-  if (a->as.grants_listed && !a->as.jwt_bearer) {
-    fail(a, MCP_EAUTH, "the authorization server %.120s does not offer "
-         "the jwt-bearer grant (grant_types_supported)", a->as.issuer);
-    return;
-  }
-  /* A client registered with the authorization server authenticates;
-   * a workload has no client at all. */
-  if (a->client_id != NULL && load_client(a, a->as.issuer) != 0) {
-    fail(a, MCP_ENOMEM, "%s", "out of memory");
-    return;
-  }
-  get_assertion(a);
-}
-
-/* The IdP answered the exchange: its ID-JAG goes, unchanged, to the
- * authorization server. */
-static void
-exchanged(mcp_auth_t *a, int status, const cJSON *doc,
-          const mcp_error_t *err)
-{
-  const char *jag, *type, *error;
-  mcp_error_t e;
-
-  if (err != NULL) {
-    finish(a, err);
-    return;
-  }
-  jag = cJSON_IsObject(doc) ? mcp_json_string(doc, "access_token") : NULL;
-  type = cJSON_IsObject(doc) ? mcp_json_string(doc, "issued_token_type")
-                             : NULL;
-  if (status != 200 || jag == NULL || jag[0] == '\0') {
-    error = cJSON_IsObject(doc) ? mcp_json_string(doc, "error") : NULL;
-    mcp_error_set(&e, MCP_EAUTH, "the identity provider refused the token "
-                  "exchange (HTTP %d%s%.80s)", status, error ? ": " : "",
-                  error ? error : "");
-    finish(a, &e);
-    return;
-  }
-  if (type != NULL && strcmp(type, MCP_AUTH_TOKEN_TYPE_ID_JAG) != 0) {
-    fail(a, MCP_EAUTH, "the identity provider issued %.80s, not an ID-JAG",
-         type);
-    return;
-  }
-  if (strlen(jag) > MCP_AUTH_MAX_ASSERTION) {
-    fail(a, MCP_ETOOBIG, "%s", "the identity provider's ID-JAG is too "
-         "large");
-    return;
-  }
-  {
-    char *copy = dup_string(jag);
-
-    if (copy == NULL) {
-      fail(a, MCP_ENOMEM, "%s", "out of memory");
-      return;
-    }
-    memset(a->req_assertion, 0, sizeof a->req_assertion);
-    jwt_bearer(a, copy);
-    memset(copy, 0, strlen(copy));
-    free(copy);
-  }
-}
-
 /* ---- tokens -------------------------------------------------------------- */
 
 /* A token response (RFC 6749 section 5.1) becomes the tokens held. */
@@ -1533,7 +1198,7 @@ fetched(void *ud, int status, const cJSON *doc, const mcp_error_t *err)
     token_fetched(a, status, doc, err);
     break;
   case S_EXCHANGE:
-    exchanged(a, status, doc, err);
+    mcp__auth_exchanged(a, status, doc, err);
     break;
   default:
     break;
@@ -1883,4 +1548,44 @@ mcp_auth_close(mcp_auth_t *a)
   if (a->step == S_REFRESH && a->fetch != NULL)
     return;
   close_now(a);
+}
+
+/* ---- for the files that do parts of a round (flow_int.h) ----------------- */
+
+void
+mcp__auth_finish(mcp_auth_t *a, const mcp_error_t *err)
+{
+  finish(a, err);
+}
+
+void
+mcp__auth_fail(mcp_auth_t *a, int code, const char *fmt, const char *detail)
+{
+  fail(a, code, fmt, detail);
+}
+
+void
+mcp__auth_token_request(mcp_auth_t *a, int step, const char *endpoint,
+                        const mcp_auth_client_t *client, const char **kv,
+                        size_t n)
+{
+  token_request(a, (step_t) step, endpoint, client, kv, n);
+}
+
+const char *
+mcp__auth_resource(const mcp_auth_t *a)
+{
+  return resource_param(a);
+}
+
+int
+mcp__auth_load_client(mcp_auth_t *a, const char *issuer)
+{
+  return load_client(a, issuer);
+}
+
+int
+mcp__auth_choose_scope(mcp_auth_t *a)
+{
+  return choose_scope(a);
 }

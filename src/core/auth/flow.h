@@ -23,15 +23,15 @@
  * resource; tokens held are refreshed before they expire. Rounds are not
  * run twice at once: a challenge that comes while one runs waits for it.
  *
- *
- * Grants without a person (oauth.grant, see grant.h) replace step 4:
- * client_credentials (a secret, or a private_key_jwt assertion signed
- * with the configured key), jwt_bearer (a workload's JWT read from a file,
- * or printed by a command, before each request), token_exchange (an identity assertion exchanged
- * at the enterprise IdP for an ID-JAG, then jwt_bearer). They never open
- * a browser, never register, and a definitive refusal is not retried
- * with the same assertion nor answered with another grant. Their tokens
- * are renewed before they expire by running the grant again.
+ * Grants without a person (oauth.grant, see grant.h; machine.c) replace
+ * step 4: client_credentials (a secret, or a private_key_jwt assertion
+ * signed with the configured key), jwt_bearer (a workload's JWT read from
+ * a file, or printed by a command, before each request), token_exchange
+ * (an identity assertion exchanged at the enterprise IdP for an ID-JAG,
+ * then jwt_bearer). They never open a browser, never register, and a
+ * definitive refusal is not retried with the same assertion nor answered
+ * with another grant. Their tokens are renewed before they expire by
+ * running the grant again.
  *
  * DPoP (RFC 9449, oauth.dpop): where the authorization server supports
  * ES256 proofs, a key pair kept per issuer (store.h) signs a proof for
