@@ -98,10 +98,18 @@ describe("OAuth without a person (oidc-provider)", function()
       assert.equal(1, stats(server).proofs_refused)
 
       -- A new client uses the kept token with the kept key: no new grant.
-      local again <close> = assert(mcp.connect{ url = url, oauth = oauth })
+      -- Its trace shows the headers, never the token or the proof.
+      local trace = {}
+      local again <close> = assert(mcp.connect{ url = url, oauth = oauth,
+        on_trace = function(line) trace[#trace + 1] = line end })
       assert.equal("m2m-basic mcp:read", again:call_tool("whoami", {}).content[1].text)
       assert.equal(1, stats(server).client_credentials)
       assert.equal(1, stats(server).proofs_refused)
+      local text = table.concat(trace, "\n")
+      assert.matches("DPoP: %*%*%*", text)
+      assert.matches("Authorization: %*%*%*", text)
+      assert.is_nil(text:find(token, 1, true))
+      assert.is_nil(text:find("eyJ", 1, true), "no JWT, proof or token, in the trace")
     end, 40)
   end)
 

@@ -185,7 +185,7 @@ b64url_of(const unsigned char *in, size_t n, char *out, size_t cap)
   out[j] = '\0';
 }
 
-/* ---- keys and signatures -------------------------------------------------- */
+/* ---- keys and signatures ----------------------------------------------- */
 
 static void
 test_es256_signature_verifies(void)
@@ -347,7 +347,7 @@ test_jwk_and_thumbprint(void)
   mcp_jwt_key_free(k);
 }
 
-/* ---- DPoP ------------------------------------------------------------------ */
+/* ---- DPoP --------------------------------------------------------------- */
 
 /* Takes a "DPoP: <jwt>" line apart; verifies it with the key in its own
  * header's jwk being the signer's (checked against pkey). */
@@ -465,7 +465,7 @@ test_dpop_challenge(void)
   ASSERT_EQ(mcp_dpop_challenge_wants_nonce(NULL), 0);
 }
 
-/* ---- client authentication -------------------------------------------------- */
+/* ---- client authentication ---------------------------------------------- */
 
 static void
 test_client_assertion(void)
