@@ -78,6 +78,26 @@ describe("the jwt_bearer grant (workload identity)", function()
     end, 40)
   end)
 
+  it("answers an authorization server's DPoP nonce once, and only once", function()
+    run_async(function()
+      local server <close> = fixture.http_server("oauth_workload", { "--dpop-nonce-stuck" })
+      local path = dir .. "/token"
+      local f = assert(io.open(path, "w"))
+      f:write("workload-1\n")
+      f:close()
+      local client, err = mcp.connect{ url = server.url("/mcp"), oauth = {
+        grant = "jwt_bearer", assertion = path, dpop = true, store = false } }
+      assert.is_nil(client)
+      assert.equal("EAUTH", err.code)
+      assert.matches("use_dpop_nonce", err.message)
+      local requests = stats(server).token_requests
+      assert.equal(2, #requests)
+      assert.is_false(requests[1].dpop_nonce, "no nonce before the server gave one")
+      assert.is_true(requests[2].dpop_nonce, "the retry carries the server's nonce")
+      assert.equal(requests[1].assertion, requests[2].assertion, "the same form again")
+    end, 40)
+  end)
+
   it("a failing command: a clear error, nothing sent", function()
     run_async(function()
       local server <close> = fixture.http_server("oauth_workload")
