@@ -40,6 +40,50 @@ local oauth = {
   client_metadata_url = "https://conformance-test.local/client-metadata.json",
 }
 
+-- Keys and assertions are configured as files (as a deployment would
+-- have them): the context's values go into private temporary files
+-- (os.tmpname makes them 0600), removed when the client exits.
+local temporary = {}
+local function file_with(text)
+  local path = os.tmpname()
+  local f = assert(io.open(path, "w"))
+  f:write(text)
+  f:close()
+  temporary[#temporary + 1] = path
+  return path
+end
+local cleanup <close> = setmetatable({}, { __close = function()
+  for _, path in ipairs(temporary) do os.remove(path) end
+end })
+
+-- The grants without a person (the authorization extensions): each
+-- scenario hands over its credentials in the context.
+local grants = {
+  ["auth/client-credentials-jwt"] = function()
+    oauth.grant = "client_credentials"
+    oauth.private_key = file_with(context.private_key_pem)
+  end,
+  ["auth/client-credentials-basic"] = function()
+    oauth.grant = "client_credentials"
+  end,
+  ["auth/enterprise-managed-authorization"] = function()
+    oauth.grant = "token_exchange"
+    oauth.assertion = file_with(context.idp_id_token)
+    oauth.idp_token_endpoint = context.idp_token_endpoint
+    oauth.idp_client_id = context.idp_client_id
+  end,
+  ["auth/wif-jwt-bearer"] = function()
+    -- A workload has no client of its own at the authorization server.
+    oauth.grant = "jwt_bearer"
+    oauth.client_id, oauth.client_secret = nil, nil
+    oauth.assertion = file_with(context.valid_jwt)
+  end,
+  ["auth/dpop"] = function() oauth.dpop = true end,
+  ["auth/dpop-nonce"] = function() oauth.dpop = true end,
+}
+grants["auth/cross-app-access-complete-flow"] = grants["auth/enterprise-managed-authorization"]
+if grants[scenario] then grants[scenario]() end
+
 local client <close> = assert(mcp.connect{
   name = "conformance",
   url = url,

@@ -55,6 +55,22 @@ local function check_options(opts)
         and type(o.open) ~= "function" then
       error("mcp.connect: 'oauth.open' must be true or a function(url)", 3)
     end
+    if type(o) == "table" and o.grant ~= nil and o.grant ~= "authorization_code"
+        and o.grant ~= "client_credentials" and o.grant ~= "jwt_bearer"
+        and o.grant ~= "token_exchange" then
+      error("mcp.connect: 'oauth.grant' must be authorization_code, client_credentials, "
+        .. "jwt_bearer or token_exchange", 3)
+    end
+    if type(o) == "table" and type(o.assertion) == "table" then
+      if #o.assertion == 0 then
+        error("mcp.connect: 'oauth.assertion' must be a file name or a command (a list of strings)", 3)
+      end
+      for _, word in ipairs(o.assertion) do
+        if type(word) ~= "string" then
+          error("mcp.connect: 'oauth.assertion' must be a file name or a command (a list of strings)", 3)
+        end
+      end
+    end
     local h = opts.headers
     if h ~= nil and type(h) ~= "table" and type(h) ~= "function" then
       error("mcp.connect: 'headers' must be a table or a function returning one", 3)
@@ -157,15 +173,58 @@ end
 -- for every HTTP server unless oauth = false: tokens stored by `luamcp
 -- auth` are used and refreshed; a server that needs a person fails with
 -- ENEEDSAUTH unless oauth.open (or oauth.interactive) allows the browser.
+-- A secret given as { env = "NAME" } or { file = "path" }: read here, so
+-- it need not be written into a script or a command line.
+local function secret_of(v, key)
+  if type(v) ~= "table" then return v end
+  if type(v.env) == "string" then
+    local s = os.getenv(v.env)
+    if not s or s == "" then
+      error(("mcp.connect: oauth.%s names the environment variable %s, which is not set")
+        :format(key, v.env), 4)
+    end
+    return s
+  end
+  if type(v.file) == "string" then
+    local f, why = io.open(v.file, "rb")
+    if not f then error(("mcp.connect: oauth.%s: %s"):format(key, why), 4) end
+    local s = f:read(64 * 1024 + 1) or ""
+    f:close()
+    s = s:gsub("^%s+", ""):gsub("%s+$", "")
+    if s == "" or #s > 64 * 1024 then
+      error(("mcp.connect: oauth.%s: %s is empty or too large"):format(key, v.file), 4)
+    end
+    return s
+  end
+  error(("mcp.connect: oauth.%s must be a string, { env = NAME } or { file = path }")
+    :format(key), 4)
+end
+
 local function core_oauth(o)
   if o == false then return nil end
   o = o or {}
   local c = {}
   for k, v in pairs(o) do c[k] = v end
+  c.client_secret = secret_of(o.client_secret, "client_secret")
+  c.idp_client_secret = secret_of(o.idp_client_secret, "idp_client_secret")
   c.open = nil
   c.interactive = o.interactive or o.open ~= nil
   c.timeout = seconds_to_ms(o.timeout, "oauth.timeout")
   return c
+end
+
+-- The authorization extensions a grant belongs to, declared in the
+-- client's capabilities.extensions (SEP-2133) as their documents ask.
+local OAUTH_EXTENSIONS = {
+  client_credentials = "io.modelcontextprotocol/oauth-client-credentials",
+  token_exchange = "io.modelcontextprotocol/enterprise-managed-authorization",
+}
+
+local function declare_oauth_extension(o, capabilities)
+  local id = type(o) == "table" and OAUTH_EXTENSIONS[o.grant]
+  if not id then return end
+  capabilities.extensions = capabilities.extensions or {}
+  capabilities.extensions[id] = {}
 end
 
 -- oauth.open as a function: it gets the authorization URL in a task of
@@ -279,6 +338,7 @@ function M.connect(opts)
 
   local capabilities = {}
   for _, provide in ipairs(capability_providers) do provide(self, capabilities) end
+  declare_oauth_extension(opts.oauth, capabilities)
   local init_ms = seconds_to_ms(opts.init_timeout, "init_timeout") or self._timeout
   local result
   result, err = task.await(function(done)

@@ -104,6 +104,9 @@ struct http_transport_s {
   char **headers;               /* extra "Name: value" lines */
   size_t nheaders;
   char *authorization;          /* "Authorization: ..." line, or NULL */
+  mcp_http_proof_cb proof;      /* a DPoP proof per request, or NULL */
+  void (*on_nonce)(void *ud, const char *nonce);
+  void *proof_ud;
   xfer_t *xfers;
   xfer_t *listener;
   uv_timer_t listen_timer;      /* reconnect delay, then idle watchdog */
@@ -363,7 +366,10 @@ start(http_transport_t *t, xkind_t kind, const char *url, const char *text,
   static const mcp_sse_cb_t sse_cb = { on_sse_event, on_sse_retry, NULL,
                                        on_sse_oversize };
   const char *lines[MAX_LINES];
+  const char *method = kind == X_POST ? "POST"
+                       : kind == X_DELETE ? "DELETE" : "GET";
   char session[300], version[64], last[300];
+  char *proof = NULL;
   mcp_buf_t routing;
   mcp_http_opts_t o;
   size_t n = 0, i, nrouting = 0;
@@ -417,11 +423,21 @@ start(http_transport_t *t, xkind_t kind, const char *url, const char *text,
   }
   if (t->authorization != NULL)
     lines[n++] = t->authorization;
+  /* A fresh proof for every request, a resend too (RFC 9449 4.2). */
+  if (t->authorization != NULL && t->proof != NULL) {
+    if (t->proof(t->proof_ud, method, url, &proof, err) != 0) {
+      mcp_buf_free(&routing);
+      xfer_free(x);
+      return NULL;
+    }
+    if (proof != NULL)
+      lines[n++] = proof;
+  }
   for (i = 0; i < t->nheaders && n < MAX_LINES; i++)
     lines[n++] = t->headers[i];
 
   memset(&o, 0, sizeof o);
-  o.method = kind == X_POST ? "POST" : kind == X_DELETE ? "DELETE" : "GET";
+  o.method = method;
   o.url = url;
   o.headers = lines;
   o.nheaders = n;
@@ -442,6 +458,7 @@ start(http_transport_t *t, xkind_t kind, const char *url, const char *text,
   o.send_once = kind == X_POST && request_id != 0;
   rc = mcp_http_start(t->cu, &o, &http_cb, x, &x->req, err);
   mcp_buf_free(&routing);       /* libcurl copied the lines */
+  free(proof);
   if (rc != 0) {
     xfer_free(x);
     return NULL;
@@ -602,6 +619,9 @@ on_headers(mcp_http_t *req, int status, const mcp_http_header_t *headers,
   size_t i;
 
   x->status = status;
+  for (i = 0; i < n && t->on_nonce != NULL; i++)
+    if (header_is(&headers[i], "dpop-nonce"))
+      t->on_nonce(t->proof_ud, headers[i].value);
   if (status < 200 || status > 299) {
     mcp_buf_init(&x->body, ERROR_BODY_MAX); /* keep the start, for errors */
     if (mcp_http_redirect_url(req) != NULL)
@@ -1246,6 +1266,18 @@ mcp_transport_http_declare_params(mcp_transport_t *base, const char *tool,
   if (t->routing == NULL && (t->routing = mcp_routing_new()) == NULL)
     return mcp_error_set(err, MCP_ENOMEM, NULL);
   return mcp_routing_declare(t->routing, tool, decl, err);
+}
+
+void
+mcp_transport_http_set_proof(mcp_transport_t *base, mcp_http_proof_cb proof,
+                             void (*on_nonce)(void *ud, const char *nonce),
+                             void *ud)
+{
+  http_transport_t *t = (http_transport_t *) base;
+
+  t->proof = proof;
+  t->on_nonce = on_nonce;
+  t->proof_ud = ud;
 }
 
 void
