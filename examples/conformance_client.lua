@@ -191,9 +191,26 @@ local scenarios = {
   ["sep-2640-client-verify-frontmatter"] = load_skill,
 }
 
--- Every authorization scenario: authorize (connect did), then use the
--- server, whose requests check the token.
+-- The authorization scenarios of both suites: authorize (connect did),
+-- then use the server, whose requests check the token. Named one by one,
+-- so that a new scenario is an error here rather than passed unseen.
+for _, name in ipairs{
+  "2025-03-26-oauth-endpoint-fallback", "2025-03-26-oauth-metadata-backcompat",
+  "authorization-server-migration", "basic-cimd",
+  "client-credentials-basic", "client-credentials-jwt",
+  "cross-app-access-complete-flow", "dpop", "dpop-nonce",
+  "enterprise-managed-authorization", "iss-normalized", "iss-not-advertised",
+  "iss-supported", "iss-supported-missing", "iss-unexpected", "iss-wrong-issuer",
+  "metadata-default", "metadata-issuer-mismatch", "metadata-var1", "metadata-var2",
+  "metadata-var3", "offline-access-not-supported", "offline-access-scope",
+  "pre-registration", "resource-mismatch", "scope-from-scopes-supported",
+  "scope-from-www-authenticate", "scope-omitted-when-undefined", "scope-retry-limit",
+  "scope-step-up", "token-endpoint-auth-basic", "token-endpoint-auth-none",
+  "token-endpoint-auth-post", "wif-jwt-bearer",
+} do
+  scenarios["auth/" .. name] = exercise_tools
+end
+
 local run = scenarios[scenario]
-  or (scenario:match("^auth/") and exercise_tools)
   or error(("no handler for the scenario %q: add one to %s"):format(scenario, arg[0]), 0)
 run()
