@@ -133,6 +133,23 @@ describe("OAuth without a person (oidc-provider)", function()
     end, 40)
   end)
 
+  it("signs a new client assertion for the token request sent again with the nonce", function()
+    run_async(function()
+      local key = dir .. "/client-nonce.pem"
+      assert(os.execute(("openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out %s 2>/dev/null")
+        :format(q(key))))
+      -- oidc-provider refuses a client assertion whose jti it saw before
+      local server <close> = fixture.http_server("oauth_server", { "--client-key", key, "--as-nonce" })
+      local client <close> = assert(mcp.connect{ url = server.url("/mcp"), oauth = {
+        grant = "client_credentials", client_id = "m2m-jwt", private_key = key,
+        dpop = true, store = false } })
+      assert.equal("m2m-jwt mcp:read", client:call_tool("whoami", {}).content[1].text)
+      local s = stats(server)
+      assert.equal(1, s.client_credentials)
+      assert.equal(1, s.dpop_tokens)
+    end, 40)
+  end)
+
   it("retries once with each server's DPoP nonce, without a new grant", function()
     run_async(function()
       local server <close> = fixture.http_server("oauth_server", { "--as-nonce", "--rs-nonce" })

@@ -105,7 +105,11 @@ forget_request(mcp_auth_t *a)
   free(a->req_body);
   free(a->req_basic);
   free(a->req_endpoint);
+  free(a->req_form);
+  free(a->req_signer);
+  free(a->req_audience);
   a->req_body = a->req_basic = a->req_endpoint = NULL;
+  a->req_form = a->req_signer = a->req_audience = NULL;
   memset(a->req_assertion, 0, sizeof a->req_assertion);
 }
 
@@ -967,6 +971,40 @@ on_redirect(void *ud, const char *query, int *done)
 
 /* Sends the token request kept in the round, with a fresh DPoP proof
  * (and the authorization server's nonce) when a key is in use. */
+/* The kept token request's body again, with a newly signed client
+ * assertion (private_key_jwt). */
+static int
+resign(mcp_auth_t *a, mcp_error_t *err)
+{
+  const char *kv[4] = { "client_assertion_type", MCP_AUTH_ASSERTION_TYPE,
+                        "client_assertion", NULL };
+  char *assertion = NULL, *tail = NULL, *body;
+  size_t n;
+  int rc;
+
+  rc = mcp_auth_client_assertion(a->client_key, a->req_signer,
+                                 a->req_audience, &assertion, err);
+  if (rc == 0) {
+    kv[3] = assertion;
+    rc = mcp_auth_form_encode(kv, 2, &tail, err);
+  }
+  free(assertion);
+  if (rc != 0)
+    return rc;
+  n = strlen(a->req_form) + 1 + strlen(tail) + 1;
+  body = malloc(n);
+  if (body == NULL) {
+    free(tail);
+    return mcp_error_set(err, MCP_ENOMEM, NULL);
+  }
+  snprintf(body, n, "%s%s%s", a->req_form, a->req_form[0] ? "&" : "", tail);
+  free(tail);
+  memset(a->req_body, 0, strlen(a->req_body));
+  free(a->req_body);
+  a->req_body = body;
+  return 0;
+}
+
 static void
 send_token_request(mcp_auth_t *a)
 {
@@ -975,6 +1013,10 @@ send_token_request(mcp_auth_t *a)
   char *proof = NULL;
   mcp_error_t err;
 
+  if (a->nonce_retried && a->req_signer != NULL && resign(a, &err) != 0) {
+    finish(a, &err);
+    return;
+  }
   if (a->req_basic != NULL)
     extra[nextra++] = a->req_basic;
   a->proof_sent = 0;
@@ -1005,17 +1047,32 @@ token_request(mcp_auth_t *a, step_t step, const char *endpoint,
   const char *audience = a->as.issuer != NULL ? a->as.issuer
                                               : a->tokens.issuer;
   mcp_auth_creds_t creds;
-  char *body = NULL;
+  char *body = NULL, *form = NULL;
+  size_t unsigned_n = n;
   mcp_error_t err;
 
   if (mcp_auth_client_auth(client, a->client_key, audience, kv, &n, &creds,
                            &err) != 0 ||
-      mcp_auth_form_encode(kv, n / 2, &body, &err) != 0) {
+      mcp_auth_form_encode(kv, n / 2, &body, &err) != 0 ||
+      (creds.assertion != NULL &&
+       mcp_auth_form_encode(kv, unsigned_n / 2, &form, &err) != 0)) {
     mcp_auth_creds_free(&creds);
+    free(body);
     finish(a, &err);
     return;
   }
   forget_request(a);
+  if (creds.assertion != NULL) {
+    a->req_form = form;
+    a->req_signer = dup_string(client->client_id);
+    a->req_audience = audience != NULL ? dup_string(audience) : NULL;
+    if (a->req_signer == NULL || (audience != NULL && a->req_audience == NULL)) {
+      mcp_auth_creds_free(&creds);
+      free(body);
+      fail(a, MCP_ENOMEM, "%s", "out of memory");
+      return;
+    }
+  }
   a->req_body = body;
   a->req_basic = creds.basic;
   creds.basic = NULL;

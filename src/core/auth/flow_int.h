@@ -87,6 +87,10 @@ struct mcp_auth_s {
   mcp_auth_command_t *command; /* the assertion's command, running */
   char *req_endpoint, *req_body, *req_basic;   /* the token request, kept
                                                   for one nonce retry */
+  /* private_key_jwt: the form without the client's assertion, and who
+   * signs it for whom, so that the retry carries a fresh one (a jti is
+   * used once, RFC 7523 section 3). NULL otherwise. */
+  char *req_form, *req_signer, *req_audience;
   unsigned char req_assertion[32];  /* SHA-256 of the assertion it sends */
   char fetch_nonce[MCP_DPOP_MAX_NONCE];   /* the answer's DPoP-Nonce */
   unsigned nonce_retried : 1;  /* the token request went again once */
