@@ -8,6 +8,7 @@
 local core = require "mcp.core"
 local task = require "mcp.task"
 local errors = require "mcp.errors"
+local skills = require "mcp.agent.skills"
 
 local M = {}
 
@@ -143,7 +144,9 @@ end
 --- tools; handler returns text, a CallToolResult, or nil, err), filter
 --- (tool) -> keep, on_result(result, call) -> result, max_turns (default
 --- 10), timeout (seconds for a whole run), tool_timeout (seconds per host
---- tool call), stream, on_delta(delta), max_tokens, temperature, and the
+--- tool call), skills (false: leave the host's skills out; else they are
+--- listed in the system prompt and loaded on demand by the tools
+--- load_skill and read_skill_file: see mcp.agent.skills), stream, on_delta(delta), max_tokens, temperature, and the
 --- hooks on_turn(agent, turn, reply), on_tool_call(call) -> result?
 --- (a result replaces running the tool: approve or deny),
 --- on_tool_result(call, result), on_progress(call, progress).
@@ -160,8 +163,8 @@ function M.new(opts)
   end
   local self = setmetatable({ messages = {} }, Agent_mt)
   for _, key in ipairs { "host", "llm", "system", "instructions", "resources", "tools",
-      "filter", "on_result", "max_turns", "timeout", "tool_timeout", "stream", "on_delta",
-      "max_tokens", "temperature", "on_turn", "on_tool_call", "on_tool_result",
+      "filter", "on_result", "max_turns", "skills", "timeout", "tool_timeout", "stream",
+      "on_delta", "max_tokens", "temperature", "on_turn", "on_tool_call", "on_tool_result",
       "on_progress" } do
     self[key] = opts[key]
   end
@@ -186,6 +189,7 @@ function Agent:system_prompt()
   for _, r in ipairs(self.resources or {}) do
     parts[#parts + 1] = self:_resource_text(r)
   end
+  parts[#parts + 1] = skills.prompt_section(self)
   return #parts > 0 and table.concat(parts, "\n\n") or nil
 end
 
@@ -227,6 +231,7 @@ function Agent:tool_list()
   if self.host then
     for _, tool in ipairs((self.host:tools())) do add(tool, { host = tool }) end
   end
+  for _, tool in ipairs(skills.tools(self)) do add(tool, { lua = tool }) end
   for _, tool in ipairs(self.tools or {}) do add(tool, { lua = tool }) end
   return list, index
 end
@@ -328,6 +333,7 @@ end
 --- agent.turns: the model replies of this run; agent.usage: the tokens.
 function Agent:run(prompt)
   self:_add(prompt)
+  self._skills = nil             -- listed again for each run
   local deadline = self.timeout and core.now() + self.timeout * 1000 or nil
   local system = self:system_prompt()
   self.turns, self.usage, self.stopped = 0, { input_tokens = 0, output_tokens = 0 }, nil
@@ -385,6 +391,7 @@ end
 --- syntax: agent:reset() -- forgets the conversation
 function Agent:reset()
   self.messages = {}
+  self._loaded_skills = nil
 end
 
 -- mcp.agent{...} is mcp.agent.new{...}.

@@ -45,7 +45,8 @@ AGENT OPTIONS: --provider openai|anthropic, --model M, --stream (also when
   comes from OPENAI_API_KEY (OPENAI_BASE_URL) or ANTHROPIC_API_KEY
   (ANTHROPIC_BASE_URL).
 
-OAUTH OPTIONS: --client-id ID, --client-secret SECRET, --scope 'A B',
+OAUTH OPTIONS: --client-id ID, --client-secret-env NAME (the variable that
+  holds the secret) or --client-secret-file PATH, --scope 'A B',
   --callback-port PORT, --redirect-uri URI, --client-metadata-url URL.
   The browser is $BROWSER, else xdg-open; the URL is printed too, so the
   flow works over SSH.]]

@@ -55,6 +55,22 @@ local function check_options(opts)
         and type(o.open) ~= "function" then
       error("mcp.connect: 'oauth.open' must be true or a function(url)", 3)
     end
+    if type(o) == "table" and o.grant ~= nil and o.grant ~= "authorization_code"
+        and o.grant ~= "client_credentials" and o.grant ~= "jwt_bearer"
+        and o.grant ~= "token_exchange" then
+      error("mcp.connect: 'oauth.grant' must be authorization_code, client_credentials, "
+        .. "jwt_bearer or token_exchange", 3)
+    end
+    if type(o) == "table" and type(o.assertion) == "table" then
+      if #o.assertion == 0 then
+        error("mcp.connect: 'oauth.assertion' must be a file name or a command (a list of strings)", 3)
+      end
+      for _, word in ipairs(o.assertion) do
+        if type(word) ~= "string" then
+          error("mcp.connect: 'oauth.assertion' must be a file name or a command (a list of strings)", 3)
+        end
+      end
+    end
     local h = opts.headers
     if h ~= nil and type(h) ~= "table" and type(h) ~= "function" then
       error("mcp.connect: 'headers' must be a table or a function returning one", 3)
@@ -100,6 +116,12 @@ local function default_bad_message(name)
   end
 end
 
+local function default_warning(name)
+  return function(message)
+    io.stderr:write(("luamcp: [%s] %s\n"):format(name, message))
+  end
+end
+
 -- The callbacks mcp.core calls; they close over the client.
 local function core_handlers(self, opts)
   return {
@@ -116,6 +138,7 @@ local function core_handlers(self, opts)
     on_lost = function(err)
       self._lost = err
       self:_stop_keepalive()
+      self:_listen_resume()       -- to see that it is over
       open_clients[self] = nil
       if self.on_lost then self.on_lost(err) end
     end,
@@ -134,6 +157,7 @@ local function core_handlers(self, opts)
       self.instructions = result.instructions
       self.server_info = result.serverInfo
       self.initialize_result = result
+      self:_listen_resume()       -- the new server holds no subscription
       if self.on_session then self.on_session(self, number) end
     end,
     on_closed = function()
@@ -149,15 +173,58 @@ end
 -- for every HTTP server unless oauth = false: tokens stored by `luamcp
 -- auth` are used and refreshed; a server that needs a person fails with
 -- ENEEDSAUTH unless oauth.open (or oauth.interactive) allows the browser.
+-- A secret given as { env = "NAME" } or { file = "path" }: read here, so
+-- it need not be written into a script or a command line.
+local function secret_of(v, key)
+  if type(v) ~= "table" then return v end
+  if type(v.env) == "string" then
+    local s = os.getenv(v.env)
+    if not s or s == "" then
+      error(("mcp.connect: oauth.%s names the environment variable %s, which is not set")
+        :format(key, v.env), 4)
+    end
+    return s
+  end
+  if type(v.file) == "string" then
+    local f, why = io.open(v.file, "rb")
+    if not f then error(("mcp.connect: oauth.%s: %s"):format(key, why), 4) end
+    local s = f:read(64 * 1024 + 1) or ""
+    f:close()
+    s = s:gsub("^%s+", ""):gsub("%s+$", "")
+    if s == "" or #s > 64 * 1024 then
+      error(("mcp.connect: oauth.%s: %s is empty or too large"):format(key, v.file), 4)
+    end
+    return s
+  end
+  error(("mcp.connect: oauth.%s must be a string, { env = NAME } or { file = path }")
+    :format(key), 4)
+end
+
 local function core_oauth(o)
   if o == false then return nil end
   o = o or {}
   local c = {}
   for k, v in pairs(o) do c[k] = v end
+  c.client_secret = secret_of(o.client_secret, "client_secret")
+  c.idp_client_secret = secret_of(o.idp_client_secret, "idp_client_secret")
   c.open = nil
   c.interactive = o.interactive or o.open ~= nil
   c.timeout = seconds_to_ms(o.timeout, "oauth.timeout")
   return c
+end
+
+-- The authorization extensions a grant belongs to, declared in the
+-- client's capabilities.extensions (SEP-2133) as their documents ask.
+local OAUTH_EXTENSIONS = {
+  client_credentials = "io.modelcontextprotocol/oauth-client-credentials",
+  token_exchange = "io.modelcontextprotocol/enterprise-managed-authorization",
+}
+
+local function declare_oauth_extension(o, capabilities)
+  local id = type(o) == "table" and OAUTH_EXTENSIONS[o.grant]
+  if not id then return end
+  capabilities.extensions = capabilities.extensions or {}
+  capabilities.extensions[id] = {}
 end
 
 -- oauth.open as a function: it gets the authorization URL in a task of
@@ -192,6 +259,9 @@ local capability_providers = {}
 --- ping_interval (seconds) and ping_misses (default 3) for a keep-alive,
 --- handlers = { sampling, elicitation, roots } (see mcp.handlers),
 --- on_stderr(line), on_log(params), on_bad_message(err, text),
+--- on_warning(message) for what the client left out of what the server
+--- offered (a tool with invalid x-mcp-header annotations; stderr unless
+--- given),
 --- on_trace(line) for a trace of the connection (the messages; over HTTP
 --- every request's and answer's headers too, credentials masked; see
 --- luamcp debug), on_lost(err), on_down(err) when a server with restart died and is
@@ -217,6 +287,7 @@ function M.connect(opts)
     _notification_handlers = {},
     on_stderr = opts.on_stderr or default_stderr(name),
     on_bad_message = opts.on_bad_message or default_bad_message(name),
+    on_warning = opts.on_warning or default_warning(name),
     on_lost = opts.on_lost,
     on_down = opts.on_down,
     on_session = opts.on_session,
@@ -267,6 +338,7 @@ function M.connect(opts)
 
   local capabilities = {}
   for _, provide in ipairs(capability_providers) do provide(self, capabilities) end
+  declare_oauth_extension(opts.oauth, capabilities)
   local init_ms = seconds_to_ms(opts.init_timeout, "init_timeout") or self._timeout
   local result
   result, err = task.await(function(done)
@@ -289,6 +361,8 @@ function M.connect(opts)
   self.sessions = 1          -- numbered: each handshake gets a new number
   self.client_capabilities = capabilities
   self.transport = core_client:transport()
+  -- 2026-07-28: the list-changed callbacks are served by a listen.
+  self:_listen_update()
   if ping_ms then
     self:_start_keepalive(ping_ms, opts.ping_misses or DEFAULT_PING_MISSES)
   end
@@ -561,11 +635,45 @@ function Client:_call_stateless(method, params, core_opts)
   local function ask(p)
     local id, err = send(self, method, p, core_opts, resume_caller, task.current())
     if not id then return nil, err end
-    return coroutine.yield()
+    local res, rerr = coroutine.yield()
+    if res == nil and self:_stream_broke(rerr) then
+      -- No stream is resumed in this era (H12): a read is asked again
+      -- under a new id; what may have had effects is the caller's call.
+      if self:_may_ask_again(method, p) then
+        id, err = send(self, method, p, core_opts, resume_caller, task.current())
+        if not id then return nil, err end
+        return coroutine.yield()
+      end
+      rerr.outcome_unknown = true
+      rerr.message = rerr.message .. " (it may or may not have taken effect:"
+        .. " 2026-07-28 resumes no stream; send it again if that is safe)"
+    end
+    return res, rerr
   end
   local res, err = ask(params)
   if res == nil then return nil, err end
   return self:_stateless_result(method, params, res, ask)
+end
+
+-- Whether err is an HTTP answer stream that broke under a request (not
+-- the client closing, nor the server gone for good).
+function Client:_stream_broke(err)
+  return err ~= nil and err.code == "ECLOSED" and not self._closing and not self._lost
+    and self.transport ~= "stdio"
+end
+
+-- The requests that may be sent twice without harm: reads, and the
+-- tools that say they are idempotent (a hint only, from the server).
+local READS = { ["tools/list"] = true, ["prompts/list"] = true, ["resources/list"] = true,
+  ["resources/templates/list"] = true, ["resources/read"] = true, ["prompts/get"] = true,
+  ["completion/complete"] = true, ["server/discover"] = true }
+
+function Client:_may_ask_again(method, params)
+  if READS[method] then return true end
+  if method ~= "tools/call" then return false end
+  local tool = self.tools_by_name and self.tools_by_name[params.name]
+  local hints = tool and tool.annotations
+  return type(hints) == "table" and hints.idempotentHint == true
 end
 
 --- syntax: ok, err = client:notify(method, params?)
@@ -637,6 +745,9 @@ function Client:on_notification(method, fn)
 end
 
 function Client:_on_notification(method, params)
+  -- 2026-07-28: what a listen of ours carries, and nothing tagged for
+  -- another (mcp.listen).
+  if self._listen_ids and not self:_listen_accepts(method, params) then return end
   local route = notification_routes[method]
   if route then route(self, params) end
   local fn = self._notification_handlers[method] or self._notification_handlers["*"]
@@ -665,6 +776,7 @@ function Client:close()
   self:_stop_keepalive()
   if not self._closing then
     self._closing = true
+    self:_listen_resume()         -- a listen waiting to reopen ends
     if self._core then self._core:close() end
   end
   if self._core and not self._core_closed and task.in_task() then
@@ -689,7 +801,8 @@ end
 -- connect should also do.
 for _, part in ipairs{ require "mcp.features", require "mcp.validation",
                        require("mcp.handlers").client_part,
-                       (require "mcp.stateless"), (require "mcp.tasks") } do
+                       (require "mcp.stateless"), (require "mcp.listen"),
+                       (require "mcp.skills"), (require "mcp.tasks") } do
   for name, fn in pairs(part.methods) do
     assert(Client[name] == nil, "mcp.client: two parts define Client:" .. name)
     Client[name] = fn

@@ -5,6 +5,7 @@
 local core = require "mcp.core"
 local task = require "mcp.task"
 local errors = require "mcp.errors"
+local param_headers = require "mcp.param_headers"
 
 -- This module's part of the Client (composed in mcp.client): its
 -- methods, and its reactions to notifications.
@@ -13,6 +14,7 @@ local routes = {}
 local array_mt = core.array_mt
 
 local MAX_PAGES = 1000          -- a server paging forever is a bug
+local HEADER_MISMATCH = -32020  -- 2026-07-28: the routing headers disagree
 
 -- ---- what a 2026-07-28 server lets us keep -----------------------------------
 -- A server of the stateless era says how long a list or a read stays good
@@ -47,8 +49,9 @@ end
 
 -- Follows nextCursor to the end. A cursor seen twice, or too many pages,
 -- is the server's bug: EPROTO, with what was gathered in err.partial.
--- The whole list is kept for the shortest ttlMs of its pages.
-function Client:_paginate(method, key, opts)
+-- The whole list, through screen(list) when given, is kept for the
+-- shortest ttlMs of its pages.
+function Client:_paginate(method, key, opts, screen)
   local hit = cached(self, method, opts)
   if hit then return hit end
   local items                   -- the first page's own list, then appended to
@@ -89,6 +92,7 @@ function Client:_paginate(method, key, opts)
       end
     end
   until cursor == nil
+  if screen then items = screen(items) end
   keep(self, method, items, ttl)
   return items
 end
@@ -116,10 +120,36 @@ function Client:list_tools(opts)
   local err = self:_require("tools/list", "tools")
   if err then return nil, err end
   local tools
-  tools, err = self:_paginate("tools/list", "tools", opts)
+  tools, err = self:_paginate("tools/list", "tools", opts,
+    self.era == "modern" and function(list) return self:_screen_tools(list) end)
   if not tools then return nil, err end
   self.tools, self.tools_by_name = tools, core.index(tools, "name")
   return tools
+end
+
+-- The tools of a 2026-07-28 server as they may be offered: one whose
+-- x-mcp-header annotations break the rules is left out, with a warning
+-- (H7); the others' annotations become the Mcp-Param-* headers of their
+-- calls, declared anew from each list (the most recent schema wins).
+function Client:_screen_tools(list)
+  self._core:declare_params()
+  self._left_out = {}
+  local kept = setmetatable({}, array_mt)
+  for _, tool in ipairs(list) do
+    local decl, why = param_headers.check(tool)
+    if decl and #decl > 0 then
+      local ok, err = self._core:declare_params(tool.name, core.json_encode(decl))
+      if not ok then decl, why = nil, err.message end
+    end
+    if decl then
+      kept[#kept + 1] = tool
+    else
+      why = ("tool %q left out: %s"):format(tostring(tool.name), why)
+      self._left_out[tool.name] = why
+      self.on_warning(why)
+    end
+  end
+  return kept
 end
 
 -- opts for the next step of a call whose deadline (loop ms) is given: a
@@ -176,6 +206,14 @@ function Client:call_tool(name, args, opts)
     if not ok then return nil, eerr end
     result, err = self:_call_tool(name, args, remaining(opts, deadline))
   end
+  if not result and err.rpc_code == HEADER_MISMATCH and self.era == "modern" then
+    -- The server's schema is newer than ours (its Mcp-Param-* headers
+    -- differ): list the tools again and try once more (H7, C10).
+    deadline = deadline or core.now() + (opts and opts.timeout and opts.timeout * 1000 or self._timeout)
+    local listed, lerr = self:list_tools(remaining({ fresh = true }, deadline))
+    if not listed then return nil, lerr end
+    result, err = self:_call_tool(name, args, remaining(opts, deadline))
+  end
   if not result then return nil, err end
   return result
 end
@@ -203,6 +241,11 @@ function Client:_call_tool(name, args, opts)
   if type(caps) ~= "table" or not caps.tools then
     return nil, self:_require("tools/call", "tools")
   end
+  if self._left_out and self._left_out[name] then
+    return nil, errors.new("EINVAL", self._left_out[name])
+  end
+  local refused = self:_schema_refusal(name, opts)
+  if refused then return nil, refused end
   if self:_calls_as_task(name, opts) then return self:_call_tool_as_task(name, args, opts) end
   local started = self.era == "modern" and core.now() or nil   -- a task's deadline counts from here
   local result, err = self:_call("tools/call", { name = name, arguments = args or {} },
@@ -228,6 +271,8 @@ function Client:_start_tool(name, args, opts)
   if type(caps) ~= "table" or not caps.tools then
     return self:_failed_request("tools/call", self:_require("tools/call", "tools"))
   end
+  local refused = self:_schema_refusal(name, opts)
+  if refused then return self:_failed_request("tools/call", refused) end
   local req = self:_start("tools/call", { name = name, arguments = args or {} }, opts,
     (self:_call_schemas(name, opts)))   -- start_tool checks no result
   if req._err and req._err.code == "ESCHEMA" and not req.id then
@@ -285,11 +330,28 @@ end
 --- syntax: ok, err = client:subscribe_resource(uri, callback, opts?)
 --- callback(params) runs for each notifications/resources/updated of uri.
 --- Needs the server's resources.subscribe capability (else ENOTSUP).
+--- 2026-07-28: the subscription rides on the client's listen
+--- (mcp.listen), and this returns once the server acknowledged it.
 function Client:subscribe_resource(uri, callback, opts)
   self:_check()
   check_string(uri, 1, "subscribe_resource")
   if type(callback) ~= "function" then
     error("bad argument #2 to 'subscribe_resource' (function expected)", 2)
+  end
+  if self.era == "modern" then
+    local caps = self.capabilities.resources
+    if type(caps) ~= "table" or caps.subscribe ~= true then
+      return nil, errors.new("ENOTSUP", "the server offers no resource subscriptions")
+    end
+    self._subscriptions = self._subscriptions or {}
+    self._subscriptions[uri] = callback
+    local ok, err = self:_listen_subscribe(uri,
+      opts and opts.timeout and opts.timeout * 1000 or self._timeout)
+    if not ok then
+      self._subscriptions[uri] = nil
+      self:_listen_update()
+    end
+    return ok, err
   end
   local err = self:_require("resources/subscribe", "resources", "subscribe")
   if err then return nil, err end
@@ -305,6 +367,11 @@ end
 function Client:unsubscribe_resource(uri, opts)
   self:_check()
   check_string(uri, 1, "unsubscribe_resource")
+  if self.era == "modern" then
+    if self._subscriptions then self._subscriptions[uri] = nil end
+    self:_listen_update()
+    return true
+  end
   local err = self:_require("resources/unsubscribe", "resources", "subscribe")
   if err then return nil, err end
   if self._subscriptions then self._subscriptions[uri] = nil end

@@ -42,6 +42,12 @@ local function run(self, h, name, args, o)
   if type(caps) ~= "table" or not caps.tools then
     return nil, self:_require("tools/call", "tools")
   end
+  -- What call_tool refuses before sending, refused here too.
+  if self._left_out and self._left_out[name] then
+    return nil, errors.new("EINVAL", self._left_out[name])
+  end
+  local refused = self:_schema_refusal(name, o)
+  if refused then return nil, refused end
   local as_task = self:_calls_as_task(name, o)
   h._as_task = as_task
   local call = self:_new_task_call(name, o, core.now())

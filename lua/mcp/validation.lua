@@ -17,10 +17,26 @@ local function on_connect(self, opts)
 end
 
 -- The compiled schema of tool[key], or false when there is none or the
--- validator cannot compile it (the check is then skipped, not the call).
+-- validator cannot compile it (the check is then skipped, not the call),
+-- or an mcp.error when it has a $ref to another document: luamcp never
+-- fetches one (2026-07-28 J5: no automatic dereferencing of network
+-- URIs), and a check it cannot make must not pass everything.
 local function compile(tool, key)
   if type(tool[key]) ~= "table" then return false end
-  return core.schema_compile(tool[key]) or false
+  local compiled, err = core.schema_compile(tool[key])
+  if compiled then return compiled end
+  local ref = err and err.message:match("cannot resolve %$ref (.*)")
+  if ref and not ref:match("^#") then
+    return core.error("ESCHEMA", ("tool '%s': its %s has a $ref to %s, which luamcp does not "
+      .. "fetch; call with %s = false to go without the check")
+      :format(tostring(tool.name), key, ref,
+              key == "inputSchema" and "validate_input" or "validate_output"))
+  end
+  return false
+end
+
+local function is_error(v)
+  return type(v) == "table" and getmetatable(v) == core.error_mt
 end
 
 -- A tool's compiled schemas, { inputSchema = s|false, outputSchema =
@@ -66,6 +82,15 @@ function Client:_call_schemas(name, opts)
   local output = enabled(opts, "validate_output", self._validate_output)
     and compiled.outputSchema or nil
   return input, output
+end
+
+--- The error that keeps a call of tool `name` from being sent: a schema
+--- whose check is on but cannot be made (see compile); nil otherwise.
+function Client:_schema_refusal(name, opts)
+  local input, output = self:_call_schemas(name, opts)
+  if is_error(input) then return input end
+  if is_error(output) then return output end
+  return nil
 end
 
 --- Turns the core's ESCHEMA for a result into the message users read.

@@ -26,8 +26,12 @@ end
 describe("capabilities follow the handlers", function()
   it("declares nothing without handlers, and each sub-capability from its flags", function()
     run_async(function()
-      local bare <close> = assert(fixture.connect("client_requests"))
+      local bare <close> = assert(fixture.connect("client_requests", { skills = false }))
       assert.equal("{}", assert(bare:call_tool("capabilities", {})).content[1].text)
+      -- Skills need no handler: declared unless turned off (mcp.skills).
+      local plain <close> = assert(fixture.connect("client_requests"))
+      assert.same({ extensions = { ["io.modelcontextprotocol/skills"] = {} } },
+        mcp.json.decode(assert(plain:call_tool("capabilities", {})).content[1].text))
       local full <close> = assert(fixture.connect("client_requests", { handlers = {
         roots = {},
         sampling = { handler = function() end, tools = true },

@@ -7,6 +7,7 @@
 -- and what 2026-07-28 removed fails with ENOTSUP instead of being sent.
 local mcp = require "mcp"
 local fixture = require "spec.support.fixture"
+local event = require "spec.support.event"
 
 local ENVELOPE = {
   "io.modelcontextprotocol/protocolVersion",
@@ -112,7 +113,7 @@ for _, era in ipairs{ "modern", "dual" } do
         for _, call in ipairs{
           function() return client:ping() end,
           function() return client:set_log_level("debug") end,
-          function() return client:subscribe_resource("text://hello", function() end) end,
+          function() return client:request("resources/subscribe", { uri = "text://hello" }) end,
         } do
           local ok, err = call()
           assert.is_nil(ok)
@@ -155,6 +156,48 @@ describe("a modern SDK v2 server over Streamable HTTP", function()
   end)
 end)
 
+describe("x-mcp-header parameters over Streamable HTTP", function()
+  it("are mirrored into Mcp-Param-* headers the SDK's server checks", function()
+    run_async(function()
+      local server <close> = fixture.http_server("modern/modern", { "--transport", "http" })
+      local client <close> = assert(mcp.connect{ url = server.url("/mcp"), oauth = false })
+      assert(client:list_tools())
+      local res = assert(client:call_tool("route", { region = " eu west ", priority = 7, query = "q" }))
+      assert.is_falsy(res.isError)
+      assert.equal(" eu west /7: q", res.content[1].text)
+      -- absent: no header (the server accepts that too)
+      assert.equal("us/undefined: q", assert(client:call_tool("route", { region = "us", query = "q" })).content[1].text)
+      local seen = received_http(server)
+      local first, second = seen[#seen - 1], seen[#seen]
+      assert.equal("=?base64?IGV1IHdlc3Qg?=", first.headers["mcp-param-region"])
+      assert.equal("7", first.headers["mcp-param-priority"])
+      assert.is_nil(first.headers["mcp-param-query"])
+      assert.equal("us", second.headers["mcp-param-region"])
+      assert.is_nil(second.headers["mcp-param-priority"])
+    end)
+  end)
+
+  it("after a -32020 for a stale schema, lists the tools again and calls once more", function()
+    run_async(function()
+      local server <close> = fixture.http_server("modern/modern", { "--transport", "http" })
+      local client <close> = assert(mcp.connect{ url = server.url("/mcp"), oauth = false })
+      assert(client:list_tools())            -- kept for the list's ttlMs
+      assert(client:call_tool("rename_header", { name = "Zone" }))
+      local res = assert(client:call_tool("route", { region = "eu", query = "q" }))
+      assert.equal("eu/undefined: q", res.content[1].text)
+      local seen = received_http(server)
+      local tail = {}
+      for i = #seen - 3, #seen do
+        tail[#tail + 1] = seen[i].method .. " " .. (seen[i].headers["mcp-name"] or "")
+      end
+      assert.same({ "tools/call route", "tools/list ", "tools/call route" }, { table.unpack(tail, 2) })
+      assert.equal("eu", seen[#seen - 2].headers["mcp-param-region"])
+      assert.equal("eu", seen[#seen].headers["mcp-param-zone"])
+      assert.is_nil(seen[#seen].headers["mcp-param-region"])
+    end)
+  end)
+end)
+
 describe("what a 2026-07-28 server lets the client keep", function()
   it("serves a list and a read again without a round trip until their ttlMs, unless fresh", function()
     run_async(function()
@@ -185,6 +228,166 @@ describe("what a 2026-07-28 server lets the client keep", function()
       local client <close> = assert(fixture.connect("modern/modern",
         { args = { "--era", "dual" }, protocol = "2025-11-25" }))
       assert.are_not.equal(assert(client:list_tools()), assert(client:list_tools()))
+    end)
+  end)
+end)
+
+-- The listens the fixture received (stdio: its `requests` tool; HTTP: GET /requests).
+local function listens(list)
+  local out = {}
+  for _, r in ipairs(list) do
+    if r.method == "subscriptions/listen" then out[#out + 1] = r end
+  end
+  return out
+end
+
+describe("subscriptions/listen", function()
+  for _, transport in ipairs{ "stdio", "http" } do
+    it("carries a resource subscription and list changes over " .. transport, function()
+      run_async(function()
+        local server = transport == "http"
+          and fixture.http_server("modern/modern", { "--transport", "http" }) or nil
+        local _s <close> = server
+        local changed, hello, greet = event(), event(), event()
+        local updates = {}
+        local opts = { oauth = false, on_tools_changed = function(tools) changed.set(tools) end }
+        local client
+        if server then
+          opts.url = server.url("/mcp")
+          client = assert(mcp.connect(opts))
+        else
+          client = assert(fixture.connect("modern/modern", opts))
+        end
+        local _ <close> = client
+        local function received()
+          return server and received_http(server) or received_stdio(client)
+        end
+        local function lists()
+          local n = 0
+          for _, r in ipairs(received()) do if r.method == "tools/list" then n = n + 1 end end
+          return n
+        end
+        assert.equal("modern", client.era)
+        -- a list kept for its ttlMs: no second round trip ...
+        assert(client:list_tools())
+        local before = lists()
+        assert(client:list_tools())
+        assert.equal(before, lists())
+        -- returns once the server acknowledged the subscription
+        assert(client:subscribe_resource("text://hello", function(params)
+          updates[#updates + 1] = params.uri
+          hello.set(params.uri)
+        end))
+        assert(client:call_tool("touch", { uri = "text://other" }))   -- not subscribed
+        assert(client:call_tool("touch", { uri = "text://hello" }))
+        assert.equal("text://hello", hello.wait(10))
+        assert.same({ "text://hello" }, updates)
+        -- ... until the list changed: then it is asked again.
+        assert(client:call_tool("toggle", {}))
+        local tools = assert(changed.wait(10))
+        local names = {}
+        for _, t in ipairs(tools) do names[t.name] = true end
+        assert.is_true(names.extra)
+        assert.equal(before + 1, lists())
+        local l = listens(received())
+        local filter = l[#l].params.notifications
+        assert.is_true(filter.toolsListChanged)
+        assert.same({ "text://hello" }, filter.resourceSubscriptions)
+        -- unsubscribing replaces the listen with one without that URI
+        assert(client:unsubscribe_resource("text://hello"))
+        assert(client:subscribe_resource("text://greet/x", function(p) greet.set(p.uri) end))
+        assert(client:call_tool("touch", { uri = "text://hello" }))
+        assert(client:call_tool("touch", { uri = "text://greet/x" }))
+        assert.equal("text://greet/x", greet.wait(10))
+        assert.same({ "text://hello" }, updates)
+        l = listens(received())
+        assert.same({ "text://greet/x" }, l[#l].params.notifications.resourceSubscriptions)
+      end)
+    end)
+  end
+
+  it("is opened again after the server restarts (stdio)", function()
+    run_async(function()
+      local down, session, updated = event(), event(), event()
+      local client <close> = assert(fixture.connect("modern/modern", {
+        restart = { max = 2, backoff = 0.05 },
+        on_down = function() down.set() end,
+        on_session = function(_, n) session.set(n) end }))
+      local function on_update(params) updated.set(params.uri) end
+      assert(client:subscribe_resource("text://hello", on_update))
+      local first = listens(received_stdio(client))
+      assert.equal(1, #first)
+      local _, err = client:call_tool("crash", {})
+      assert.equal("ECLOSED", err.code)
+      down.wait(10)
+      assert.equal(2, session.wait(10))
+      -- the same subscription, asked again: it waits for the new listen's
+      -- acknowledgement (the restarted server knew nothing of it)
+      assert(client:subscribe_resource("text://hello", on_update))
+      assert(client:call_tool("touch", { uri = "text://hello" }))
+      assert.equal("text://hello", updated.wait(10))
+      local again = listens(received_stdio(client))
+      assert.equal(1, #again)
+      assert.same({ "text://hello" }, again[1].params.notifications.resourceSubscriptions)
+    end)
+  end)
+end)
+
+describe("subscriptions/listen against a scripted server", function()
+  for _, how in ipairs{ "result", "cancelled" } do
+    it("drops what is tagged for no listen of ours, and listens again after the server's end (" .. how .. ")", function()
+      run_async(function()
+        local changed = 0
+        local client <close> = assert(mcp.connect{
+          command = { "node", "spec/fixtures/listen_faults.js" },
+          on_tools_changed = function() changed = changed + 1 end })
+        assert.equal("modern", client.era)
+        local function noop() end
+        assert(client:subscribe_resource("a://x", noop))
+        assert(client:list_tools())
+        assert.is_table(client._cache and client._cache["tools/list"])
+        -- one for on_tools_changed, replaced by one with the subscription
+        local before = listens(received_stdio(client))
+        assert.equal(2, #before)
+        assert(client:call_tool("end_listen", { how = how }))
+        -- The same subscription, asked again: it waits for the next
+        -- listen's acknowledgement, after a backoff.
+        assert(client:subscribe_resource("a://x", noop))
+        local all = listens(received_stdio(client))
+        assert.equal(3, #all)
+        assert.is_true(all[3].id > all[2].id)
+        assert.same({ "a://x" }, all[3].params.notifications.resourceSubscriptions)
+        -- notifications may have been lost meanwhile: nothing kept
+        assert.is_nil(client._cache and client._cache["tools/list"])
+        -- the list_changed tagged "not-yours" before each ack never counted
+        assert.equal(0, changed)
+      end)
+    end)
+  end
+end)
+
+describe("an answer stream that breaks in 2026-07-28 (HTTP)", function()
+  it("is not resumed: a read is asked again under a new id, a tool call fails as of unknown outcome", function()
+    run_async(function()
+      local server <close> = fixture.http_server("modern_http_faults")
+      local client <close> = assert(mcp.connect{ url = server.url("/mcp"), oauth = false,
+        validate_input = false, validate_output = false })
+      assert.equal("modern", client.era)
+      local tools = assert(client:list_tools())
+      assert.equal(3, #tools)
+      local r, err = client:call_tool("drop", {})
+      assert.is_nil(r)
+      assert.equal("ECLOSED", err.code)
+      assert.is_true(err.outcome_unknown)
+      assert.matches("may or may not have taken effect", err.message, 1, true)
+      assert.equal("hi", assert(client:call_tool("echo", { text = "hi" })).content[1].text)
+      local stats = mcp.json.decode(assert(client:call_tool("stats", {})).content[1].text)
+      assert.equal(2, #stats.lists)
+      assert.are_not.equal(stats.lists[1], stats.lists[2])
+      assert.equal(1, stats.drops)              -- the call was not sent again
+      assert.equal(0, stats.last_event_ids)     -- nothing resumed
+      assert.equal(0, stats.gets)               -- no GET stream
+      assert.equal(0, stats.session_ids)        -- the server's session id never sent back
     end)
   end)
 end)
@@ -258,6 +461,26 @@ describe("server-everything, of the handshake era", function()
       assert.matches('"code":%-32601', lines[2])
       assert.matches('^> {"jsonrpc":"2.0","id":2,"method":"initialize"', lines[3])
       assert(client:ping())
+    end)
+  end)
+
+  it("keeps its verdict for the client's life: a restarted server is not probed again", function()
+    run_async(function()
+      local lines, session = {}, event()
+      local client <close> = assert(mcp.connect{ command = { "node", "spec/fixtures/hostile.js" },
+        restart = { max = 2, backoff = 0.05 }, on_stderr = function() end,
+        on_session = function(_, n) session.set(n) end,
+        on_trace = function(l) lines[#lines + 1] = l end })
+      assert.equal("legacy", client.era)
+      assert.equal("ECLOSED", select(2, client:call_tool("crash", {})).code)
+      assert.equal(2, session.wait(10))
+      local probes, handshakes = 0, 0
+      for _, l in ipairs(lines) do
+        if l:match('^> .*"method":"server/discover"') then probes = probes + 1 end
+        if l:match('^> .*"method":"initialize"') then handshakes = handshakes + 1 end
+      end
+      assert.equal(1, probes)
+      assert.equal(2, handshakes)
     end)
   end)
 end)

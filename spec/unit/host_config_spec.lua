@@ -120,6 +120,35 @@ describe("config.load: OpenCode", function()
                   client_metadata_url = "https://app.example/client.json" }, g.oauth)
   end)
 
+  it("reads the grants without a person: key and assertion files beside the config, secrets from the environment", function()
+    local path = write("project/opencode.json", [[
+{ "mcp": {
+    "ci": { "type": "remote", "url": "https://mcp.example.com/mcp",
+            "oauth": { "grant": "client_credentials", "clientId": "bot",
+                       "privateKey": "keys/bot.pem", "dpop": true } },
+    "wif": { "type": "remote", "url": "https://mcp.example.com/mcp",
+             "oauth": { "grant": "jwt_bearer", "assertion": "/var/run/token" } },
+    "wif2": { "type": "remote", "url": "https://mcp.example.com/mcp",
+              "oauth": { "grant": "jwt_bearer", "assertion": ["gcloud", "auth", "print-identity-token"] } },
+    "ema": { "type": "remote", "url": "https://mcp.example.com/mcp",
+             "oauth": { "grant": "token_exchange", "client_id": "app",
+                        "client_secret": "{env:APP_SECRET}", "assertion": "~/id_token",
+                        "idp_token_endpoint": "https://idp.example.com/token",
+                        "idp_client_id": "idp-app", "idp_client_secret": "{env:IDP_SECRET}" } } } }
+]])
+    local cfg = assert(config.load(path, { env = { HOME = "/home/u", APP_SECRET = "a1",
+                                                   IDP_SECRET = "i1" } }))
+    assert.same({ grant = "client_credentials", client_id = "bot", dpop = true,
+                  private_key = dir .. "/project/keys/bot.pem" }, cfg.servers.ci.oauth)
+    assert.same({ grant = "jwt_bearer", assertion = "/var/run/token" }, cfg.servers.wif.oauth)
+    assert.same({ grant = "jwt_bearer", assertion = { "gcloud", "auth", "print-identity-token" } },
+      cfg.servers.wif2.oauth)
+    assert.same({ grant = "token_exchange", client_id = "app", client_secret = "a1",
+                  assertion = "/home/u/id_token",
+                  idp_token_endpoint = "https://idp.example.com/token",
+                  idp_client_id = "idp-app", idp_client_secret = "i1" }, cfg.servers.ema.oauth)
+  end)
+
   it("keeps a server named 'servers' of the older form as a server", function()
     local path = write("opencode.json", [[
 { "mcp": { "servers": { "type": "local", "command": ["srv"] }, "b": { "type": "local", "command": ["b"] } } }
@@ -470,6 +499,8 @@ describe("config.load: errors", function()
       { '{ "mcp": { "a": { "command": ["a"], "timeout": { "startup": "1s" } } } }', "mcp.a.timeout.startup" },
       { '{ "mcp": { "a": { "url": "https://x", "oauth": true } } }', "mcp.a.oauth" },
       { '{ "mcp": { "a": { "url": "https://x", "oauth": { "callbackPort": 70000 } } } }', "mcp.a.oauth.callbackPort" },
+      { '{ "mcp": { "a": { "url": "https://x", "oauth": { "grant": "password" } } } }', "mcp.a.oauth.grant" },
+      { '{ "mcp": { "a": { "url": "https://x", "oauth": { "dpop": "yes" } } } }', "mcp.a.oauth.dpop" },
       { '{ "mcp": { "a": { "command": ["a"], "tools": { "include": "x*" } } } }', "mcp.a.tools.include" },
       { '{ "mcp": { "a": { "command": [] } } }', "mcp.a.command" },
       { '{ "mcp": { "a": { "type": "local", "url": "https://x" } } }', "mcp.a.command" },

@@ -696,12 +696,28 @@ token_changed(void *ud, const char *header)
     mcp_transport_http_set_authorization(c->transport, header);
 }
 
+/* DPoP: each request to the server gets its proof from the flow. */
+static int
+dpop_proof(void *ud, const char *method, const char *url, char **line,
+           mcp_error_t *err)
+{
+  return mcp_auth_proof(ud, method, url, line, err);
+}
+
+static void
+dpop_nonce(void *ud, const char *nonce)
+{
+  mcp_auth_nonce(ud, nonce);
+}
+
 void
 mcp_client_use_auth(mcp_client_t *c, mcp_auth_t *auth)
 {
   c->auth = auth;
   mcp_auth_watch(auth, token_changed, c);
   token_changed(c, mcp_auth_header(auth));
+  if (c->transport != NULL)
+    mcp_transport_http_set_proof(c->transport, dpop_proof, dpop_nonce, auth);
 }
 
 void
@@ -781,6 +797,9 @@ initialized(void *data, const mcp_error_t *err, const cJSON *result)
   if (err == NULL) {
     c->number = 1;
     mcp_rpc_set_epoch(c->rpc, 1);
+    /* The era is decided once per client (checklist 1.5): a renewed
+     * session or a restarted server begins in it without a new probe. */
+    c->era = c->session.stateless ? &mcp_era_stateless : &mcp_era_handshake;
   }
   c->init_cb(c->init_data, err, result);
 }

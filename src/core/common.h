@@ -37,7 +37,8 @@
   XX(ENEEDSREG, "the server needs a registered client")                     \
   XX(EAUTH, "authorization failed")                                          \
   XX(ENOENT, "not found")                                                    \
-  XX(EREFUSED, "refused for safety")
+  XX(EREFUSED, "refused for safety")                                          \
+  XX(EVERIFY, "content does not match what its server listed")
 
 typedef enum {
   MCP_OK = 0,

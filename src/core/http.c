@@ -616,6 +616,29 @@ add_header(mcp_http_t *req, const char *line)
   return 0;
 }
 
+/* A caller's "Name: value" line. One with an empty value is sent as
+ * such: libcurl would take "Name:" for "remove Name", so it gets "Name;",
+ * libcurl's form of an empty header. */
+static int
+add_caller_header(mcp_http_t *req, const char *line)
+{
+  const char *colon = strchr(line, ':');
+  size_t n = colon - line;
+  char *empty;
+  int rc;
+
+  if (colon[strspn(colon + 1, " \t") + 1] != '\0')
+    return add_header(req, line);
+  empty = malloc(n + 2);
+  if (empty == NULL)
+    return -1;
+  memcpy(empty, line, n);
+  memcpy(empty + n, ";", 2);
+  rc = add_header(req, empty);
+  free(empty);
+  return rc;
+}
+
 /* Header names whose values are credentials, or lead to them. */
 static int
 is_secret_header(const char *name, size_t n)
@@ -752,7 +775,7 @@ set_options(mcp_http_t *req, const mcp_http_opts_t *o)
     curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 0L);
   }
   for (i = 0; i < o->nheaders; i++) {
-    if (add_header(req, o->headers[i]) != 0)
+    if (add_caller_header(req, o->headers[i]) != 0)
       return -1;
   }
   /* libcurl would add "Content-Type: application/x-www-form-urlencoded"

@@ -20,21 +20,20 @@
 #include <strings.h>
 
 
-#include <cjson/cJSON.h>
-#include <openssl/evp.h>
 
 #include "auth/challenge.h"
 #include "buf.h"
 #include "common.h"
 #include "http.h"
 #include "jsonscan.h"
+#include "routing.h"
 #include "sse.h"
 
 #define BACKOFF_MIN_MS 250u
 #define BACKOFF_MAX_MS 30000u
 #define DEFAULT_IDLE_MS 300000
 #define DEFAULT_FAILURES 5
-#define MAX_LINES 64
+#define MAX_LINES 256
 #define ERROR_BODY_MAX 512
 
 typedef enum {
@@ -105,6 +104,9 @@ struct http_transport_s {
   char **headers;               /* extra "Name: value" lines */
   size_t nheaders;
   char *authorization;          /* "Authorization: ..." line, or NULL */
+  mcp_http_proof_cb proof;      /* a DPoP proof per request, or NULL */
+  void (*on_nonce)(void *ud, const char *nonce);
+  void *proof_ud;
   xfer_t *xfers;
   xfer_t *listener;
   uv_timer_t listen_timer;      /* reconnect delay, then idle watchdog */
@@ -124,6 +126,7 @@ struct http_transport_s {
   mcp_trace_cb trace;
   void *trace_ud;
   unsigned stateless : 1;       /* the stateless era (set_era) */
+  mcp_routing_t *routing;       /* tools' Mcp-Param-* declarations */
   unsigned closing : 1;
   unsigned lost : 1;
   char last_error[256];         /* for diagnostics */
@@ -355,95 +358,6 @@ xfer_free(xfer_t *x)
   free(x);
 }
 
-/* "Name: value" for a header of the stateless era (Mcp-Method,
- * Mcp-Name): the JSON string value as it is, or as
- * =?base64?...?= when it has bytes a header cannot carry plainly
- * (non-ASCII, controls, whitespace at either end, or the sentinel's own
- * form). 0 when the value is not a string, or too long for out. */
-static int
-stateless_header(const char *name, const char *json, size_t json_len,
-                 char *out, size_t cap)
-{
-  cJSON *v = cJSON_ParseWithLength(json, json_len);
-  const unsigned char *s;
-  size_t n, i, need;
-  int plain = 1, ok = 0;
-
-  if (!cJSON_IsString(v))
-    goto done;
-  s = (const unsigned char *) v->valuestring;
-  n = strlen(v->valuestring);
-  for (i = 0; i < n; i++) {
-    if (s[i] < 0x20 || s[i] > 0x7e)
-      plain = 0;
-  }
-  if (n > 0 && (s[0] == ' ' || s[0] == '\t' || s[n - 1] == ' ' ||
-                s[n - 1] == '\t'))
-    plain = 0;
-  if (n >= 12 && strncmp((const char *) s, "=?base64?", 9) == 0 &&
-      strcmp((const char *) s + n - 2, "?=") == 0)
-    plain = 0;
-  need = strlen(name) + 2 + (plain ? n : 11 + (n + 2) / 3 * 4) + 1;
-  if (need > cap)
-    goto done;
-  i = strlen(name);
-  memcpy(out, name, i);
-  memcpy(out + i, ": ", 2);
-  i += 2;
-  if (plain) {
-    memcpy(out + i, s, n);
-    i += n;
-  } else {
-    memcpy(out + i, "=?base64?", 9);
-    i += 9;
-    i += (size_t) EVP_EncodeBlock((unsigned char *) out + i, s, (int) n);
-    memcpy(out + i, "?=", 2);
-    i += 2;
-  }
-  out[i] = '\0';
-  ok = 1;
-done:
-  cJSON_Delete(v);
-  return ok;
-}
-
-/* The stateless era's routing headers of a request (its text): Mcp-Method,
- * and Mcp-Name for the calls that name what they act on (a task's id
- * for tasks/get, tasks/update and tasks/cancel). */
-static size_t
-routing_headers(const char *text, size_t len, char *method_h, char *name_h,
-                size_t cap, const char **lines, size_t n)
-{
-  mcp_json_member_t m[8], pm[16];
-  const mcp_json_member_t *method, *params, *name = NULL;
-  size_t nm = 0, np = 0;
-
-  if (mcp_json_members(text, len, 16, m, 8, &nm) != 0 ||
-      (method = mcp_json_member(m, nm, "method")) == NULL ||
-      !stateless_header("Mcp-Method", method->value, method->value_len,
-                        method_h, cap))
-    return n;
-  lines[n++] = method_h;
-  params = mcp_json_member(m, nm, "params");
-  if (params == NULL || params->value[0] != '{' ||
-      mcp_json_members(params->value, params->value_len, 16, pm, 16,
-                       &np) != 0)
-    return n;
-  if (strcmp(method_h, "Mcp-Method: tools/call") == 0 ||
-      strcmp(method_h, "Mcp-Method: prompts/get") == 0)
-    name = mcp_json_member(pm, np, "name");
-  else if (strcmp(method_h, "Mcp-Method: resources/read") == 0)
-    name = mcp_json_member(pm, np, "uri");
-  else if (strcmp(method_h, "Mcp-Method: tasks/get") == 0 ||
-           strcmp(method_h, "Mcp-Method: tasks/update") == 0 ||
-           strcmp(method_h, "Mcp-Method: tasks/cancel") == 0)
-    name = mcp_json_member(pm, np, "taskId");     /* T15 */
-  if (name != NULL && stateless_header("Mcp-Name", name->value,
-                                       name->value_len, name_h, cap))
-    lines[n++] = name_h;
-  return n;
-}
-
 static xfer_t *
 start(http_transport_t *t, xkind_t kind, const char *url, const char *text,
       size_t len, uint64_t request_id, const char *last_id, mcp_error_t *err)
@@ -452,10 +366,16 @@ start(http_transport_t *t, xkind_t kind, const char *url, const char *text,
   static const mcp_sse_cb_t sse_cb = { on_sse_event, on_sse_retry, NULL,
                                        on_sse_oversize };
   const char *lines[MAX_LINES];
-  char session[300], version[64], last[300], method_h[300], name_h[1100];
+  const char *method = kind == X_POST ? "POST"
+                       : kind == X_DELETE ? "DELETE" : "GET";
+  char session[300], version[64], last[300];
+  char *proof = NULL;
+  mcp_buf_t routing;
   mcp_http_opts_t o;
-  size_t n = 0, i;
+  size_t n = 0, i, nrouting = 0;
+  const char *line;
   xfer_t *x;
+  int rc;
 
   x = calloc(1, sizeof *x);
   if (x == NULL)
@@ -483,19 +403,41 @@ start(http_transport_t *t, xkind_t kind, const char *url, const char *text,
     snprintf(version, sizeof version, "MCP-Protocol-Version: %s", t->version);
     lines[n++] = version;
   }
-  if (t->stateless && kind == X_POST)
-    n = routing_headers(text, len, method_h, name_h, sizeof name_h, lines, n);
+  /* The stateless era's routing headers, each line NUL-ended in routing
+   * (MAX_LINES leaves room for their MCP_ROUTING_MAX_PARAMS + 2). */
+  mcp_buf_init(&routing, MCP_ROUTING_MAX + 1024);
+  if (t->stateless && kind == X_POST &&
+      mcp_routing_headers(t->routing, text, len, &routing, &nrouting,
+                          err) != 0) {
+    mcp_buf_free(&routing);
+    xfer_free(x);
+    return NULL;
+  }
+  for (i = 0, line = routing.data; i < nrouting; i++) {
+    lines[n++] = line;
+    line += strlen(line) + 1;
+  }
   if (last_id != NULL) {
     snprintf(last, sizeof last, "Last-Event-ID: %s", last_id);
     lines[n++] = last;
   }
   if (t->authorization != NULL)
     lines[n++] = t->authorization;
+  /* A fresh proof for every request, a resend too (RFC 9449 4.2). */
+  if (t->authorization != NULL && t->proof != NULL) {
+    if (t->proof(t->proof_ud, method, url, &proof, err) != 0) {
+      mcp_buf_free(&routing);
+      xfer_free(x);
+      return NULL;
+    }
+    if (proof != NULL)
+      lines[n++] = proof;
+  }
   for (i = 0; i < t->nheaders && n < MAX_LINES; i++)
     lines[n++] = t->headers[i];
 
   memset(&o, 0, sizeof o);
-  o.method = kind == X_POST ? "POST" : kind == X_DELETE ? "DELETE" : "GET";
+  o.method = method;
   o.url = url;
   o.headers = lines;
   o.nheaders = n;
@@ -514,7 +456,10 @@ start(http_transport_t *t, xkind_t kind, const char *url, const char *text,
   /* A request must not run twice unnoticed (a tool call); notifications
    * and our answers to the server may be sent again. */
   o.send_once = kind == X_POST && request_id != 0;
-  if (mcp_http_start(t->cu, &o, &http_cb, x, &x->req, err) != 0) {
+  rc = mcp_http_start(t->cu, &o, &http_cb, x, &x->req, err);
+  mcp_buf_free(&routing);       /* libcurl copied the lines */
+  free(proof);
+  if (rc != 0) {
     xfer_free(x);
     return NULL;
   }
@@ -674,6 +619,9 @@ on_headers(mcp_http_t *req, int status, const mcp_http_header_t *headers,
   size_t i;
 
   x->status = status;
+  for (i = 0; i < n && t->on_nonce != NULL; i++)
+    if (header_is(&headers[i], "dpop-nonce"))
+      t->on_nonce(t->proof_ud, headers[i].value);
   if (status < 200 || status > 299) {
     mcp_buf_init(&x->body, ERROR_BODY_MAX); /* keep the start, for errors */
     if (mcp_http_redirect_url(req) != NULL)
@@ -700,7 +648,8 @@ on_headers(mcp_http_t *req, int status, const mcp_http_header_t *headers,
       else if (strncasecmp(headers[i].value, "application/json", 16) == 0)
         x->is_json = 1;
     } else if (header_is(&headers[i], "mcp-session-id") && !t->legacy &&
-               visible_ascii(headers[i].value)) {
+               !t->stateless && visible_ascii(headers[i].value)) {
+      /* (The stateless era has no session: a server's id is ignored.) */
       if (t->session_id == NULL ||
           strcmp(t->session_id, headers[i].value) != 0) {
         set_string(&t->session_id, headers[i].value,
@@ -885,8 +834,9 @@ post_done(http_transport_t *t, xfer_t *x, const mcp_error_t *err)
     if (t->legacy || x->request_id == 0 ||
         !t->cb.is_pending(t->ud, x->request_id))
       return;
-    /* A request whose answer did not come on this stream. */
-    if (x->is_sse && x->last_id != NULL)
+    /* A request whose answer did not come on this stream. The stateless
+     * era resumes nothing (no Last-Event-ID): the owner asks again. */
+    if (x->is_sse && x->last_id != NULL && !t->stateless)
       schedule_resume(t, x);
     else if (err != NULL)
       fail_request(t, x->request_id, MCP_ECLOSED, x->status,
@@ -1193,6 +1143,7 @@ maybe_free(http_transport_t *t)
   if (t->authorization != NULL)
     memset(t->authorization, 0, strlen(t->authorization));
   free(t->authorization);
+  mcp_routing_free(t->routing);
   free(t->listen_last_id);
   free(t->session_id);
   if (t->post_url != t->url)
@@ -1304,6 +1255,29 @@ mcp_transport_http_set_authorization(mcp_transport_t *base, const char *line)
   free(t->authorization);
   t->authorization = copy;
   return 0;
+}
+
+int
+mcp_transport_http_declare_params(mcp_transport_t *base, const char *tool,
+                                  const char *decl, mcp_error_t *err)
+{
+  http_transport_t *t = (http_transport_t *) base;
+
+  if (t->routing == NULL && (t->routing = mcp_routing_new()) == NULL)
+    return mcp_error_set(err, MCP_ENOMEM, NULL);
+  return mcp_routing_declare(t->routing, tool, decl, err);
+}
+
+void
+mcp_transport_http_set_proof(mcp_transport_t *base, mcp_http_proof_cb proof,
+                             void (*on_nonce)(void *ud, const char *nonce),
+                             void *ud)
+{
+  http_transport_t *t = (http_transport_t *) base;
+
+  t->proof = proof;
+  t->on_nonce = on_nonce;
+  t->proof_ud = ud;
 }
 
 void

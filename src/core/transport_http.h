@@ -55,6 +55,23 @@ int mcp_transport_http_set_headers(mcp_transport_t *t,
 int mcp_transport_http_set_authorization(mcp_transport_t *t,
                                          const char *line);
 
+/* The Mcp-Param-* headers of tool's calls in the 2026-07-28 era, from its
+ * x-mcp-header parameters: see mcp_routing_declare (routing.h). */
+int mcp_transport_http_declare_params(mcp_transport_t *t, const char *tool,
+                                      const char *decl, mcp_error_t *err);
+
+/* DPoP (RFC 9449): proof makes the "DPoP: ..." line of each request
+ * sent with an Authorization line (*line NULL: none; the transport frees
+ * it); on_nonce hears every DPoP-Nonce header the server sends. NULL
+ * proof: none. */
+typedef int (*mcp_http_proof_cb)(void *ud, const char *method,
+                                 const char *url, char **line,
+                                 mcp_error_t *err);
+void mcp_transport_http_set_proof(mcp_transport_t *t, mcp_http_proof_cb proof,
+                                  void (*on_nonce)(void *ud,
+                                                   const char *nonce),
+                                  void *ud);
+
 /* Forgets the session id (before initializing a new session). */
 void mcp_transport_http_reset_session(mcp_transport_t *t);
 

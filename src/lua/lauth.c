@@ -64,6 +64,42 @@ store_dir(lua_State *L, int idx)
   return dir;
 }
 
+/* oauth.assertion: a file (a string), or a command (a list of strings,
+ * pushed as a NULL-terminated array in a userdata the caller pops after
+ * use; the strings stay alive in the options table). */
+static void
+assertion(lua_State *L, int idx, mcp_auth_opts_t *o)
+{
+  const char **argv;
+  lua_Integer n, i;
+
+  lua_getfield(L, idx, "assertion");
+  if (lua_type(L, -1) == LUA_TSTRING || lua_isnil(L, -1)) {
+    o->assertion = lua_tostring(L, -1);
+    lua_pop(L, 1);
+    lua_pushnil(L);
+    return;
+  }
+  if (!lua_istable(L, -1))
+    luaL_error(L, "mcp.connect: oauth.assertion must be a file name or a "
+               "command (a list of strings)");
+  n = (lua_Integer) lua_rawlen(L, -1);
+  if (n < 1 || n > 64)
+    luaL_error(L, "mcp.connect: oauth.assertion's command must have 1 to 64 "
+               "words");
+  argv = lua_newuserdatauv(L, (size_t) (n + 1) * sizeof *argv, 0);
+  for (i = 1; i <= n; i++) {
+    lua_rawgeti(L, -2, i);
+    if (lua_type(L, -1) != LUA_TSTRING)
+      luaL_error(L, "mcp.connect: oauth.assertion's command must be strings");
+    argv[i - 1] = lua_tostring(L, -1);
+    lua_pop(L, 1);
+  }
+  argv[n] = NULL;
+  lua_remove(L, -2);
+  o->assertion_command = argv;
+}
+
 int
 lmcp_auth_new(lua_State *L, int idx, const char *url,
               const char *const *headers, size_t nheaders,
@@ -72,6 +108,7 @@ lmcp_auth_new(lua_State *L, int idx, const char *url,
 {
   mcp_auth_opts_t o;
   mcp_curl_uv_t *cu = lmcp_http_engine(L, err);
+  int rc;
 
   if (cu == NULL)
     return err->code;
@@ -87,6 +124,15 @@ lmcp_auth_new(lua_State *L, int idx, const char *url,
   o.callback_port = (int) field_integer(L, idx, "callback_port", 0);
   o.timeout_ms = (uint64_t) field_integer(L, idx, "timeout", 0);
   o.store_dir = store_dir(L, idx);
+  o.grant = field_string(L, idx, "grant");
+  o.private_key = field_string(L, idx, "private_key");
+  o.auth_method = field_string(L, idx, "auth_method");
+  o.idp_token_endpoint = field_string(L, idx, "idp_token_endpoint");
+  o.idp_client_id = field_string(L, idx, "idp_client_id");
+  o.idp_client_secret = field_string(L, idx, "idp_client_secret");
+  lua_getfield(L, idx, "dpop");
+  o.dpop = lua_toboolean(L, -1);
+  lua_pop(L, 1);
   lua_getfield(L, idx, "interactive");
   o.interactive = lua_toboolean(L, -1);
   lua_pop(L, 1);
@@ -99,8 +145,10 @@ lmcp_auth_new(lua_State *L, int idx, const char *url,
   o.trace_ud = ud;
   if (o.callback_port > 65535)
     luaL_error(L, "mcp.connect: oauth.callback_port is not a port");
-  return mcp_auth_new(&lmcp_ctx(L)->loop, cu, &o, on_authorize, ud, out,
-                      err);
+  assertion(L, idx, &o);                 /* pushes the argv, or nil */
+  rc = mcp_auth_new(&lmcp_ctx(L)->loop, cu, &o, on_authorize, ud, out, err);
+  lua_pop(L, 1);
+  return rc;
 }
 
 /* The store directory and canonical resource of a server URL, pushed as

@@ -1432,6 +1432,28 @@ lmcp_client_set_headers(lua_State *L)
   return 1;
 }
 
+/* syntax: ok, err = core_client:declare_params(tool?, decl?)
+ * The Mcp-Param-* headers of tool's calls (decl: JSON text, see
+ * mcp_routing_declare); no tool: forget every tool's. Nothing over stdio,
+ * where there are no headers. */
+static int
+lmcp_client_declare_params(lua_State *L)
+{
+  lclient_t *c = check_client(L);
+  const char *tool = luaL_optstring(L, 2, NULL);
+  const char *decl = luaL_optstring(L, 3, NULL);
+  mcp_error_t err;
+
+  if (c->http != NULL &&
+      mcp_transport_http_declare_params(c->http, tool, decl, &err) != 0) {
+    lua_pushnil(L);
+    lmcp_push_error(L, &err, NULL, NULL);
+    return 2;
+  }
+  lua_pushboolean(L, 1);
+  return 1;
+}
+
 /* syntax: kind = core_client:transport() -- "stdio", "streamable-http",
  * "sse", or nil while an HTTP transport has not found out yet */
 static int
@@ -1466,6 +1488,7 @@ lmcp_open_client(lua_State *L)
     { "protocol_version", lmcp_client_protocol_version },
     { "era", lmcp_client_era },
     { "set_headers", lmcp_client_set_headers },
+    { "declare_params", lmcp_client_declare_params },
     { "transport", lmcp_client_transport },
     { NULL, NULL },
   };

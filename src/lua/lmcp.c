@@ -252,6 +252,7 @@ luaopen_mcp_core(lua_State *L)
   lmcp_open_signal(L);
   lmcp_open_auth(L);
   lmcp_open_sse(L);
+  lmcp_open_digest(L);
   lmcp_errnames(L);
   lua_setfield(L, -2, "errors");
   lua_pushliteral(L, MCP_VERSION);

@@ -93,6 +93,7 @@ void lmcp_open_index(lua_State *L);
 void lmcp_open_signal(lua_State *L);
 void lmcp_open_auth(lua_State *L);
 void lmcp_open_sse(lua_State *L);
+void lmcp_open_digest(lua_State *L);
 /* Frees what stdin gave that no read_line took (at the state's close). */
 void lmcp_close_sys(void);
 

@@ -189,6 +189,47 @@ asmeta_endpoints_must_be_https_or_loopback(void)
   cJSON_Delete(no_token);
 }
 
+/* What the grants without a person and DPoP read: the jwt-bearer grant,
+ * private_key_jwt and its algorithms, DPoP's algorithms (RFC 9449 5.1). */
+static void
+asmeta_machine_signals_are_read(void)
+{
+  cJSON *m2m = parse("{\"issuer\":\"https://a.example\","
+    "\"authorization_endpoint\":\"https://a.example/a\","
+    "\"token_endpoint\":\"https://a.example/t\","
+    "\"grant_types_supported\":[\"client_credentials\","
+    "\"urn:ietf:params:oauth:grant-type:jwt-bearer\"],"
+    "\"token_endpoint_auth_methods_supported\":[\"private_key_jwt\"],"
+    "\"token_endpoint_auth_signing_alg_values_supported\":[\"ES256\"],"
+    "\"dpop_signing_alg_values_supported\":[\"ES256\",\"EdDSA\"]}");
+  cJSON *plain = parse("{\"issuer\":\"https://a.example\","
+    "\"authorization_endpoint\":\"https://a.example/a\","
+    "\"token_endpoint\":\"https://a.example/t\","
+    "\"grant_types_supported\":[\"authorization_code\"],"
+    "\"dpop_signing_alg_values_supported\":[\"RS256\"]}");
+  mcp_auth_asmeta_t m;
+  mcp_error_t err;
+
+  ASSERT_EQ(mcp_auth_asmeta_read(m2m, "https://a.example", &m, &err), 0);
+  ASSERT_EQ(m.grants_listed, 1);
+  ASSERT_EQ(m.jwt_bearer, 1);
+  ASSERT_EQ(m.auth_private_key_jwt, 1);
+  ASSERT_EQ(m.auth_basic, 0);
+  ASSERT_EQ(m.signing_listed, 1);
+  ASSERT_EQ(m.signing_es256, 1);
+  ASSERT_EQ(m.signing_rs256, 0);
+  ASSERT_EQ(m.dpop_es256, 1);
+  mcp_auth_asmeta_free(&m);
+  ASSERT_EQ(mcp_auth_asmeta_read(plain, "https://a.example", &m, &err), 0);
+  ASSERT_EQ(m.grants_listed, 1);
+  ASSERT_EQ(m.jwt_bearer, 0);
+  ASSERT_EQ(m.signing_listed, 0);
+  ASSERT_EQ(m.dpop_es256, 0);    /* luamcp's DPoP keys are ES256 */
+  mcp_auth_asmeta_free(&m);
+  cJSON_Delete(m2m);
+  cJSON_Delete(plain);
+}
+
 static void
 legacy_defaults_are_at_the_base(void)
 {
@@ -235,6 +276,7 @@ main(void)
   RUN_TEST(asmeta_for_another_issuer_is_refused);
   RUN_TEST(asmeta_without_s256_is_marked);
   RUN_TEST(asmeta_endpoints_must_be_https_or_loopback);
+  RUN_TEST(asmeta_machine_signals_are_read);
   RUN_TEST(legacy_defaults_are_at_the_base);
   RUN_TEST(scope_lists);
   TEST_DONE();

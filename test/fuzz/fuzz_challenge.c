@@ -76,6 +76,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const mcp_auth_challenge_t *bearer = mcp_auth_challenges_find(&c,
                                                                   "Bearer");
 
+    /* Without a Bearer challenge, a DPoP one (RFC 9449 section 7.1). */
+    if (bearer == NULL)
+      bearer = mcp_auth_challenges_find(&c, "DPoP");
+
     FUZZ_CHECK((brc == MCP_ENOENT) == (bearer == NULL));
     if (bearer != NULL) {
       const char *scope = mcp_auth_challenge_param(bearer, "scope");

@@ -10,7 +10,10 @@ local VALUED = {
   ["--config"] = "config", ["--timeout"] = "timeout", ["--env"] = "env",
   ["--cwd"] = "cwd", ["--header"] = "header",
   -- luamcp auth's
-  ["--client-id"] = "client_id", ["--client-secret"] = "client_secret",
+  -- A secret never on the command line (ps shows it to everyone): the
+  -- name of the variable that holds it, or the file.
+  ["--client-id"] = "client_id", ["--client-secret-env"] = "client_secret_env",
+  ["--client-secret-file"] = "client_secret_file",
   ["--scope"] = "scope", ["--callback-port"] = "callback_port",
   ["--redirect-uri"] = "redirect_uri",
   ["--client-metadata-url"] = "client_metadata_url",
@@ -56,6 +59,9 @@ local function set_option(opts, key, flag, value)
     opts.provider = value
   elseif key == "config" or key == "cwd" or key == "model" or key == "system" then
     opts[key] = value
+  elseif key == "client_secret_env" or key == "client_secret_file" then
+    opts.oauth = opts.oauth or {}
+    opts.oauth.client_secret = key == "client_secret_env" and { env = value } or { file = value }
   else
     opts.oauth = opts.oauth or {}
     opts.oauth[key] = value

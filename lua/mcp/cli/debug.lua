@@ -41,7 +41,7 @@ local function shell_words(list)
 end
 
 --- syntax: lines = debug.describe(spec) -- the spec as text lines, every
---- header value, env value and OAuth client secret masked
+--- header value, env value and OAuth client secret (the IdP's too) masked
 function M.describe(spec)
   local lines = {}
   local function add(fmt, ...) lines[#lines + 1] = fmt:format(...) end
@@ -61,7 +61,7 @@ function M.describe(spec)
       add("  oauth: off")
     elseif type(spec.oauth) == "table" then
       for _, k in ipairs(sorted_keys(spec.oauth)) do
-        local v = k == "client_secret" and MASK or spec.oauth[k]
+        local v = (k == "client_secret" or k == "idp_client_secret") and MASK or spec.oauth[k]
         add("  oauth.%s: %s", k, type(v) == "table" and mcp.json.encode(v) or tostring(v))
       end
     end

@@ -89,6 +89,7 @@ local function connect_options(self, rec)
     on_lost = function(err) set_state(self, rec, "failed", err) end,
     on_tools_changed = function() self:_tools_changed(rec) end,
     on_trace = self._on_trace and function(line) self._on_trace(name, line) end,
+    on_warning = self._on_warning and function(message) self._on_warning(name, message) end,
     protocol = spec.protocol,    -- "auto" unless luamcp.json says otherwise
   }
   if spec.url then
@@ -141,7 +142,8 @@ end
 --- override each), filter(tool, server) -> keep?, on_result(result,
 --- tool, server) -> result, on_status(name, state, err),
 --- on_tools_changed(host, name), on_stderr(name, line), on_log(name,
---- params), on_trace(name, line) (see mcp.connect), timeout (startup seconds per server, default 30; a server's
+--- params), on_trace(name, line), on_warning(name, message) (see
+--- mcp.connect), timeout (startup seconds per server, default 30; a server's
 --- timeout.startup wins), oauth = { open = ... } (the person's step, for
 --- every remote server), workspace (for ${workspaceFolder}).
 --- Returns once every server is connected, failed or disabled.
@@ -178,6 +180,7 @@ function M.new(opts)
     end,
     _on_log = opts.on_log,
     _on_trace = opts.on_trace,
+    _on_warning = opts.on_warning,
     _oauth = opts.oauth,
     _startup = opts.timeout or DEFAULT_STARTUP,
   }, Host_mt)
@@ -550,5 +553,11 @@ function Host:close()
   return true
 end
 Host_mt.__close = Host.close
+
+-- The host's other parts, each with methods of its own.
+for name, fn in pairs(require("mcp.host.skills").methods) do
+  assert(Host[name] == nil, "mcp.host: two parts define Host:" .. name)
+  Host[name] = fn
+end
 
 return M

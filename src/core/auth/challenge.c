@@ -366,10 +366,14 @@ mcp_auth_bearer_parse(const char *text, size_t len, mcp_auth_bearer_t *out,
   if (rc != 0)
     return rc;
   ch = mcp_auth_challenges_find(&all, "Bearer");
+  /* A resource server that binds tokens (RFC 9449 section 7.1) says
+   * DPoP, with the same parameters. */
+  if (ch == NULL)
+    ch = mcp_auth_challenges_find(&all, "DPoP");
   if (ch == NULL) {
     mcp_auth_challenges_free(&all);
     return mcp_error_set(err, MCP_ENOENT, "WWW-Authenticate: no Bearer "
-                         "challenge");
+                         "or DPoP challenge");
   }
   if (take(&out->resource_metadata, ch, "resource_metadata") != 0 ||
       take(&out->scope, ch, "scope") != 0 ||

@@ -49,13 +49,14 @@ mcp_auth_challenges_find(const mcp_auth_challenges_t *c, const char *scheme);
 const char *mcp_auth_challenge_param(const mcp_auth_challenge_t *ch,
                                      const char *name);
 
-/* What an MCP client needs from the Bearer challenge; NULL when absent. */
+/* What an MCP client needs from the Bearer challenge (or, without one,
+ * the DPoP challenge of RFC 9449); NULL when absent. */
 typedef struct mcp_auth_bearer_s {
   char *resource_metadata, *scope, *error, *error_description;
 } mcp_auth_bearer_t;
 
-/* Parses text and fills out from its Bearer challenge; MCP_ENOENT when
- * it parses but has none. */
+/* Parses text and fills out from its Bearer (else DPoP) challenge;
+ * MCP_ENOENT when it parses but has neither. */
 int mcp_auth_bearer_parse(const char *text, size_t len, mcp_auth_bearer_t *out,
                           mcp_error_t *err);
 void mcp_auth_bearer_free(mcp_auth_bearer_t *b);

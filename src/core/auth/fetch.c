@@ -27,6 +27,8 @@ struct mcp_auth_fetch_s {
   char host[256];        /* of the URL fetched (redirects keep it) */
   mcp_buf_t body;
   int status;
+  char *nonce;           /* the owner's, for a DPoP-Nonce header */
+  size_t nonce_cap;
   unsigned cancelled : 1;
   unsigned oom : 1;
 };
@@ -71,10 +73,16 @@ on_headers(mcp_http_t *req, int status, const mcp_http_header_t *headers,
 {
   mcp_auth_fetch_t *f = ud;
 
+  size_t i, len;
+
   MCP_UNUSED(req);
-  MCP_UNUSED(headers);
-  MCP_UNUSED(n);
   f->status = status;
+  for (i = 0; i < n && f->nonce != NULL; i++) {
+    len = strlen(headers[i].value);
+    if (strcasecmp(headers[i].name, "dpop-nonce") == 0 && len > 0 &&
+        len < f->nonce_cap)
+      memcpy(f->nonce, headers[i].value, len + 1);
+  }
 }
 
 static void
@@ -137,6 +145,10 @@ mcp_auth_fetch_start(mcp_curl_uv_t *cu, const mcp_auth_fetch_opts_t *o,
   f->cb = cb;
   f->ud = ud;
   f->peer = o->peer;
+  f->nonce = o->nonce;
+  f->nonce_cap = o->nonce_cap;
+  if (f->nonce != NULL && f->nonce_cap > 0)
+    f->nonce[0] = '\0';
   host_of(o->url, f->host, sizeof f->host);
   lines[n++] = "Accept: application/json";
   if (o->body != NULL) {

@@ -41,6 +41,10 @@ typedef struct mcp_auth_fetch_opts_s {
   int insecure;
   mcp_trace_cb trace;                 /* optional, as in mcp_http_opts_t */
   void *trace_ud;
+  char *nonce;                        /* optional: gets the answer's
+                                         DPoP-Nonce header ("" if none),
+                                         at most nonce_cap - 1 bytes */
+  size_t nonce_cap;
 } mcp_auth_fetch_opts_t;
 
 /* status: the HTTP status (0 when err); doc: the answer as JSON, NULL

@@ -7,6 +7,7 @@
  * and is reset when a round ends.
  */
 #include "auth/flow.h"
+#include "auth/flow_int.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,7 +18,11 @@
 #include "auth/browser.h"
 #include "auth/callback.h"
 #include "auth/challenge.h"
+#include "auth/command.h"
+#include "auth/dpop.h"
 #include "auth/fetch.h"
+#include "auth/grant.h"
+#include "auth/jwt.h"
 #include "auth/metadata.h"
 #include "auth/pkce.h"
 #include "auth/store.h"
@@ -29,68 +34,10 @@
 #define PERSON_TIMEOUT_MS (5u * 60u * 1000u)
 #define REFRESH_EARLY_S 60       /* refresh this long before expiry */
 #define REFRESH_MIN_S 5          /* and never sooner than this */
-#define MAX_URLS 4
 #define MAX_HEADERS 16
 
-typedef enum {
-  S_IDLE, S_PRM, S_ASMETA, S_LEGACY, S_REFRESH, S_REGISTER, S_AUTHORIZE,
-  S_TOKEN
-} step_t;
-
-typedef struct waiter_s {
-  mcp_auth_done_cb cb;
-  void *data;
-  struct waiter_s *next;
-} waiter_t;
-
-struct mcp_auth_s {
-  uv_loop_t *loop;
-  mcp_curl_uv_t *cu;
-  /* configuration (copies) */
-  char *server_url, *resource, *origin;
-  char *client_id, *client_secret, *scope, *redirect_cfg, *cimd_url;
-  char *client_name, *store_dir, *ca_file;
-  char **headers;
-  size_t nheaders;
-  int callback_port, interactive, insecure;
-  mcp_trace_cb trace;
-  void *trace_ud;
-  uint64_t timeout_ms;
-  mcp_auth_authorize_cb on_authorize;
-  void *ud;
-  mcp_auth_token_cb on_token;
-  void *token_ud;
-  /* what is held */
-  mcp_auth_tokens_t tokens;    /* access_token NULL: none */
-  char *header;                /* "Authorization: Bearer ..." */
-  char *granted_scope;         /* asked for last, for a step-up's union */
-  mcp_auth_peer_t peer;
-  /* the round */
-  step_t step;
-  waiter_t *waiters;
-  mcp_auth_fetch_t *fetch;
-  int status;                  /* 401, 403, or 0 */
-  mcp_auth_bearer_t challenge;
-  char *urls[MAX_URLS];
-  size_t nurls, url_i;
-  mcp_error_t refusal;         /* why the last candidate was refused */
-  mcp_auth_prm_t prm;
-  mcp_auth_asmeta_t as;
-  mcp_auth_client_t client;    /* client_id NULL: none yet */
-  char *want_scope;            /* the scope this authorization asks */
-  char *redirect_uri;
-  char state[64];
-  mcp_auth_pkce_t pkce;
-  mcp_auth_callback_t *callback;
-  uv_timer_t person_timer;     /* the person's step */
-  uv_timer_t refresh_timer;    /* before the token expires */
-  uv_timer_t kick;             /* starts a round from the loop */
-  int handles;                 /* open timers */
-  unsigned closing : 1;
-  unsigned background : 1;     /* the round is a timed refresh */
-};
-
 static void next_prm(mcp_auth_t *a);
+static void free_config(mcp_auth_t *a);
 static void close_now(mcp_auth_t *a);
 static void next_asmeta(mcp_auth_t *a);
 static void have_metadata(mcp_auth_t *a);
@@ -147,10 +94,32 @@ stop_person_step(mcp_auth_t *a)
   uv_timer_stop(&a->person_timer);
 }
 
+/* Overwrites and frees the token request kept for a retry. */
+static void
+forget_request(mcp_auth_t *a)
+{
+  if (a->req_body != NULL)
+    memset(a->req_body, 0, strlen(a->req_body));
+  if (a->req_basic != NULL)
+    memset(a->req_basic, 0, strlen(a->req_basic));
+  free(a->req_body);
+  free(a->req_basic);
+  free(a->req_endpoint);
+  free(a->req_form);
+  free(a->req_signer);
+  free(a->req_audience);
+  a->req_body = a->req_basic = a->req_endpoint = NULL;
+  a->req_form = a->req_signer = a->req_audience = NULL;
+  memset(a->req_assertion, 0, sizeof a->req_assertion);
+}
+
 static void
 reset_round(mcp_auth_t *a)
 {
   stop_person_step(a);
+  forget_request(a);
+  mcp_auth_command_cancel(a->command);
+  a->command = NULL;
   uv_timer_stop(&a->kick);
   if (a->fetch != NULL) {
     mcp_auth_fetch_cancel(a->fetch);
@@ -208,29 +177,89 @@ keep_on_disk(const mcp_auth_t *a)
   return a->store_dir != NULL;
 }
 
+/* The token held is DPoP-bound, and its key is at hand. */
+static int
+is_dpop(const mcp_auth_t *a)
+{
+  return a->tokens.token_type != NULL &&
+         strcmp(a->tokens.token_type, "DPoP") == 0 && a->dpop_key != NULL;
+}
+
+/* The DPoP key for issuer: the one in use, else the one kept, else a new
+ * one (kept at once, so the tokens it binds stay usable). 0 or an
+ * error; generate 0: only a kept key. */
+static int
+dpop_key_for(mcp_auth_t *a, const char *issuer, int generate,
+             mcp_error_t *err)
+{
+  mcp_auth_dpop_key_t kept;
+  mcp_jwt_key_t *key = NULL;
+  int rc;
+
+  if (a->dpop_key != NULL && a->dpop_issuer != NULL &&
+      strcmp(a->dpop_issuer, issuer) == 0)
+    return 0;
+  memset(&kept, 0, sizeof kept);
+  rc = MCP_ENOENT;
+  if (keep_on_disk(a) &&
+      mcp_auth_store_load_dpop_key(a->store_dir, issuer, &kept, err) == 0)
+    rc = mcp_jwt_key_import(kept.key, &key, err);
+  mcp_auth_dpop_key_free(&kept);
+  if (rc != 0 && !generate)
+    return rc;
+  if (rc != 0) {
+    rc = mcp_jwt_key_generate(&key, err);
+    if (rc != 0)
+      return rc;
+    /* Kept beside the tokens it will bind. A store that cannot be
+     * written costs what it costs for tokens: this process keeps the
+     * key, the next one binds new tokens to a new key. */
+    if (keep_on_disk(a)) {
+      kept.issuer = dup_string(issuer);
+      if (kept.issuer != NULL &&
+          mcp_jwt_key_export(key, &kept.key, err) == 0)
+        mcp_auth_store_save_dpop_key(a->store_dir, &kept, err);
+      mcp_auth_dpop_key_free(&kept);
+      mcp_error_clear(err);
+    }
+  }
+  mcp_jwt_key_free(a->dpop_key);
+  a->dpop_key = key;
+  /* A new server's nonces are not the old one's. */
+  memset(&a->as_nonce, 0, sizeof a->as_nonce);
+  memset(&a->rs_nonce, 0, sizeof a->rs_nonce);
+  if (set_string(&a->dpop_issuer, issuer) != 0)
+    return mcp_error_set(err, MCP_ENOMEM, NULL);
+  return 0;
+}
+
 /* The header for the token held, told to the watcher; the refresh timer
  * set for its expiry. */
 static int
 use_tokens(mcp_auth_t *a)
 {
-  static const char prefix[] = "Authorization: Bearer ";
+  const char *scheme = is_dpop(a) ? "DPoP" : "Bearer";
   char *h = NULL;
   long long now = (long long) time(NULL), due;
+  size_t len;
 
   if (a->tokens.access_token != NULL) {
-    h = malloc(sizeof prefix + strlen(a->tokens.access_token));
+    len = strlen(a->tokens.access_token) + 32;
+    h = malloc(len);
     if (h == NULL)
       return MCP_ENOMEM;
-    memcpy(h, prefix, sizeof prefix - 1);
-    strcpy(h + sizeof prefix - 1, a->tokens.access_token);
+    /* RFC 9449 section 7.1: a bound token goes with the DPoP scheme. */
+    snprintf(h, len, "Authorization: %s %s", scheme, a->tokens.access_token);
   }
   if (a->header != NULL)
     memset(a->header, 0, strlen(a->header));
   free(a->header);
   a->header = h;
   uv_timer_stop(&a->refresh_timer);
-  if (a->tokens.refresh_token != NULL && a->tokens.expires_at > 0 &&
-      a->tokens.token_endpoint != NULL) {
+  /* Tokens of a grant without a person are renewed by running it
+   * again (they rarely come with a refresh token). */
+  if ((a->tokens.refresh_token != NULL || a->grant != MCP_AUTH_CODE) &&
+      a->tokens.expires_at > 0 && a->tokens.token_endpoint != NULL) {
     /* A minute before it expires, or after three quarters of a short
      * life, so a token of a few seconds is not refreshed in a loop. */
     due = a->tokens.expires_at - now;
@@ -307,6 +336,8 @@ start_fetch(mcp_auth_t *a, const char *method, const char *url,
   o.insecure = a->insecure;
   o.trace = a->trace;
   o.trace_ud = a->trace_ud;
+  o.nonce = a->fetch_nonce;
+  o.nonce_cap = sizeof a->fetch_nonce;
   if (mcp_auth_fetch_start(a->cu, &o, fetched, a, &a->fetch, &err) != 0) {
     finish(a, &err);
     return -1;
@@ -337,7 +368,7 @@ start_round(mcp_auth_t *a)
     return;
   }
   for (i = 0; i < n; i++) {
-    if (a->nurls < MAX_URLS && (a->nurls == 0 ||
+    if (a->nurls < MCP_AUTH_FLOW_URLS && (a->nurls == 0 ||
                                 strcmp(a->urls[0], prm[i]) != 0))
       a->urls[a->nurls++] = prm[i];
     else
@@ -497,7 +528,8 @@ legacy_fetched(mcp_auth_t *a, int status, const cJSON *doc,
 /* ---- 3. refresh ---------------------------------------------------------- */
 
 static void token_request(mcp_auth_t *a, step_t step, const char *endpoint,
-                          const char **kv, size_t n);
+                          const mcp_auth_client_t *client, const char **kv,
+                          size_t n);
 
 static void
 start_refresh(mcp_auth_t *a, const char *token_endpoint)
@@ -511,7 +543,7 @@ start_refresh(mcp_auth_t *a, const char *token_endpoint)
   kv[n++] = a->tokens.refresh_token;
   kv[n++] = "resource";
   kv[n++] = resource_param(a);
-  token_request(a, S_REFRESH, token_endpoint, kv, n);
+  token_request(a, S_REFRESH, token_endpoint, &a->client, kv, n);
 }
 
 /* The client identity for the issuer: configured, else stored. */
@@ -527,7 +559,11 @@ load_client(mcp_auth_t *a, const char *issuer)
     a->client.issuer = dup_string(issuer);
     if (a->client.client_id == NULL || a->client.issuer == NULL)
       return MCP_ENOMEM;
-    if (a->client_secret == NULL)
+    if (a->auth_method != NULL)
+      a->client.auth_method = dup_string(a->auth_method);
+    else if (a->client_key != NULL)
+      a->client.auth_method = dup_string("private_key_jwt");
+    else if (a->client_secret == NULL)
       a->client.auth_method = dup_string("none");
     else if (a->as.issuer == NULL || a->as.auth_basic || !a->as.auth_post)
       a->client.auth_method = dup_string("client_secret_basic");
@@ -548,7 +584,11 @@ load_client(mcp_auth_t *a, const char *issuer)
 static void
 have_metadata(mcp_auth_t *a)
 {
-  if (!a->as.s256) {
+  mcp_error_t err;
+
+  /* PKCE belongs to the authorization code; the other grants have no
+   * authorization request to protect. */
+  if (a->grant == MCP_AUTH_CODE && !a->as.s256) {
     fail(a, MCP_EAUTH, "the authorization server %.120s does not support "
          "PKCE with S256 (code_challenge_methods_supported): refusing to "
          "authorize there", a->as.issuer);
@@ -558,6 +598,11 @@ have_metadata(mcp_auth_t *a)
       (a->tokens.issuer == NULL ||
        strcmp(a->tokens.issuer, a->as.issuer) != 0))
     forget_tokens(a);
+  if (a->dpop && a->as.dpop_es256 &&
+      dpop_key_for(a, a->as.issuer, 1, &err) != 0) {
+    finish(a, &err);
+    return;
+  }
   if (a->status != 403 && a->tokens.refresh_token != NULL &&
       load_client(a, a->as.issuer) == 0) {
     start_refresh(a, a->as.token_endpoint);
@@ -588,7 +633,8 @@ choose_scope(mcp_auth_t *a)
                              NULL, &oom);
   if (oom)
     return MCP_ENOMEM;
-  if (a->scope == NULL && a->as.scopes != NULL &&
+  if (a->scope == NULL && a->grant == MCP_AUTH_CODE &&
+      a->as.scopes != NULL &&
       mcp_auth_scope_has(a->as.scopes, "offline_access") &&
       !mcp_auth_scope_has(s, "offline_access")) {
     char *t = mcp_auth_scope_union(s, "offline_access", &oom);
@@ -637,6 +683,10 @@ need_authorization(mcp_auth_t *a)
   int port = a->callback_port, has_client, can_register;
   mcp_error_t err;
 
+  if (a->grant != MCP_AUTH_CODE) {
+    mcp__auth_machine_grant(a);
+    return;
+  }
   has_client = load_client(a, a->as.issuer) == 0;
   can_register = a->as.registration_endpoint != NULL ||
                  (a->cimd_url != NULL && a->as.cimd);
@@ -850,7 +900,7 @@ exchange(mcp_auth_t *a, const char *code)
   kv[n++] = a->pkce.verifier;
   kv[n++] = "resource";
   kv[n++] = resource_param(a);
-  token_request(a, S_TOKEN, a->as.token_endpoint, kv, n);
+  token_request(a, S_TOKEN, a->as.token_endpoint, &a->client, kv, n);
 }
 
 /* The redirect came back (callback.h): checked, then exchanged. */
@@ -919,87 +969,122 @@ on_redirect(void *ud, const char *query, int *done)
   return page;
 }
 
-/* "Authorization: Basic ..." for the client (RFC 6749 section 2.3.1:
- * id and secret each form-encoded, joined with ':', then base64), or
- * NULL on ENOMEM. */
-static char *
-basic_header(const mcp_auth_client_t *client)
+/* Sends the token request kept in the round, with a fresh DPoP proof
+ * (and the authorization server's nonce) when a key is in use. */
+/* The kept token request's body again, with a newly signed client
+ * assertion (private_key_jwt). */
+static int
+resign(mcp_auth_t *a, mcp_error_t *err)
 {
-  static const char prefix[] = "Authorization: Basic ";
-  const char *pairs[4] = { "a", client->client_id, "b",
-                           client->client_secret };
-  char *id = NULL, *secret = NULL, *joined = NULL, *line = NULL;
-  mcp_error_t err;
-  size_t len;
+  const char *kv[4] = { "client_assertion_type", MCP_AUTH_ASSERTION_TYPE,
+                        "client_assertion", NULL };
+  char *assertion = NULL, *tail = NULL, *body;
+  size_t n;
+  int rc;
 
-  if (mcp_auth_form_encode(pairs, 1, &id, &err) == 0 &&
-      mcp_auth_form_encode(pairs + 2, 1, &secret, &err) == 0) {
-    len = strlen(id + 2) + 1 + strlen(secret + 2);
-    joined = malloc(len + 1);
-    line = malloc(sizeof prefix + (len + 2) / 3 * 4);
+  rc = mcp_auth_client_assertion(a->client_key, a->req_signer,
+                                 a->req_audience, &assertion, err);
+  if (rc == 0) {
+    kv[3] = assertion;
+    rc = mcp_auth_form_encode(kv, 2, &tail, err);
   }
-  if (joined != NULL && line != NULL) {
-    snprintf(joined, len + 1, "%s:%s", id + 2, secret + 2);
-    memcpy(line, prefix, sizeof prefix - 1);
-    EVP_EncodeBlock((unsigned char *) line + sizeof prefix - 1,
-                    (const unsigned char *) joined, (int) len);
-    memset(joined, 0, len);
-  } else {
-    free(line);
-    line = NULL;
+  free(assertion);
+  if (rc != 0)
+    return rc;
+  n = strlen(a->req_form) + 1 + strlen(tail) + 1;
+  body = malloc(n);
+  if (body == NULL) {
+    free(tail);
+    return mcp_error_set(err, MCP_ENOMEM, NULL);
   }
-  if (secret != NULL)
-    memset(secret, 0, strlen(secret));
-  free(id);
-  free(secret);
-  free(joined);
-  return line;
+  snprintf(body, n, "%s%s%s", a->req_form, a->req_form[0] ? "&" : "", tail);
+  free(tail);
+  memset(a->req_body, 0, strlen(a->req_body));
+  free(a->req_body);
+  a->req_body = body;
+  return 0;
 }
 
-/* One request to a token endpoint (a code, or a refresh): the form kv
- * with the client's credentials as its method says (client_id in the
- * form, the secret too for client_secret_post, or a Basic header). The
- * answer comes to fetched() in step. Nothing secret outlives it. */
 static void
-token_request(mcp_auth_t *a, step_t step, const char *endpoint,
-              const char **kv, size_t n)
+send_token_request(mcp_auth_t *a)
 {
-  const char *method = a->client.auth_method ? a->client.auth_method
-                                              : "none";
-  const char *extra[1];
-  char *basic = NULL, *body = NULL;
+  const char *extra[2];
   size_t nextra = 0;
+  char *proof = NULL;
   mcp_error_t err;
 
-  if (strcmp(method, "client_secret_basic") == 0 &&
-      a->client.client_secret != NULL) {
-    basic = basic_header(&a->client);
-    if (basic == NULL) {
-      fail(a, MCP_ENOMEM, "%s", "out of memory");
-      return;
-    }
-    extra[nextra++] = basic;
-  } else {
-    kv[n++] = "client_id";
-    kv[n++] = a->client.client_id;
-    if (strcmp(method, "client_secret_post") == 0 &&
-        a->client.client_secret != NULL) {
-      kv[n++] = "client_secret";
-      kv[n++] = a->client.client_secret;
-    }
-  }
-  if (mcp_auth_form_encode(kv, n / 2, &body, &err) != 0) {
-    free(basic);
+  if (a->nonce_retried && a->req_signer != NULL && resign(a, &err) != 0) {
     finish(a, &err);
     return;
   }
+  if (a->req_basic != NULL)
+    extra[nextra++] = a->req_basic;
+  a->proof_sent = 0;
+  /* RFC 9449 section 5: every token request of the server whose tokens
+   * are bound, a refresh too; never the enterprise IdP's exchange. */
+  if (a->dpop_key != NULL && a->step != S_EXCHANGE) {
+    if (mcp_dpop_proof(a->dpop_key, "POST", a->req_endpoint, NULL,
+                       mcp_dpop_nonce_get(&a->as_nonce), &proof,
+                       &err) != 0) {
+      finish(a, &err);
+      return;
+    }
+    extra[nextra++] = proof;
+    a->proof_sent = 1;
+  }
+  start_fetch(a, "POST", a->req_endpoint, a->req_body, NULL, extra, nextra);
+  free(proof);
+}
+
+/* One request to a token endpoint: the form kv with the client's
+ * authentication as its method says (grant.h). The answer comes to
+ * fetched() in step. It is kept (overwritten when the round ends) for
+ * one retry with a DPoP nonce. */
+static void
+token_request(mcp_auth_t *a, step_t step, const char *endpoint,
+              const mcp_auth_client_t *client, const char **kv, size_t n)
+{
+  const char *audience = a->as.issuer != NULL ? a->as.issuer
+                                              : a->tokens.issuer;
+  mcp_auth_creds_t creds;
+  char *body = NULL, *form = NULL;
+  size_t unsigned_n = n;
+  mcp_error_t err;
+
+  if (mcp_auth_client_auth(client, a->client_key, audience, kv, &n, &creds,
+                           &err) != 0 ||
+      mcp_auth_form_encode(kv, n / 2, &body, &err) != 0 ||
+      (creds.assertion != NULL &&
+       mcp_auth_form_encode(kv, unsigned_n / 2, &form, &err) != 0)) {
+    mcp_auth_creds_free(&creds);
+    free(body);
+    finish(a, &err);
+    return;
+  }
+  forget_request(a);
+  if (creds.assertion != NULL) {
+    a->req_form = form;
+    a->req_signer = dup_string(client->client_id);
+    a->req_audience = audience != NULL ? dup_string(audience) : NULL;
+    if (a->req_signer == NULL || (audience != NULL && a->req_audience == NULL)) {
+      mcp_auth_creds_free(&creds);
+      free(body);
+      fail(a, MCP_ENOMEM, "%s", "out of memory");
+      return;
+    }
+  }
+  a->req_body = body;
+  a->req_basic = creds.basic;
+  creds.basic = NULL;
+  mcp_auth_creds_free(&creds);
+  a->req_endpoint = dup_string(endpoint);
+  if (a->req_endpoint == NULL) {
+    fail(a, MCP_ENOMEM, "%s", "out of memory");
+    return;
+  }
+  a->nonce_retried = 0;
   a->step = step;
-  start_fetch(a, "POST", endpoint, body, NULL, extra, nextra);
-  memset(body, 0, strlen(body));
-  free(body);
-  if (basic != NULL)
-    memset(basic, 0, strlen(basic));
-  free(basic);
+  send_token_request(a);
 }
 
 /* ---- tokens -------------------------------------------------------------- */
@@ -1020,9 +1105,13 @@ take_tokens(mcp_auth_t *a, const cJSON *doc, const char *token_endpoint,
   if (access == NULL || access[0] == '\0')
     return mcp_error_set(err, MCP_EAUTH, "the token response has no "
                          "access_token");
-  if (type != NULL && strcasecmp(type, "Bearer") != 0)
+  /* RFC 9449 section 5: DPoP only in answer to a proof; a server may
+   * still hand out an unbound Bearer token. */
+  if (type != NULL && strcasecmp(type, "Bearer") != 0 &&
+      !(strcasecmp(type, "DPoP") == 0 && a->proof_sent))
     return mcp_error_set(err, MCP_EAUTH, "the token response's token_type "
-                         "is not Bearer");
+                         "is %s", a->proof_sent ? "neither Bearer nor DPoP"
+                                                : "not Bearer");
   /* It goes into a header line: printable ASCII only. */
   for (p = (const unsigned char *) access; *p; p++)
     if (*p <= ' ' || *p >= 0x7f)
@@ -1036,7 +1125,8 @@ take_tokens(mcp_auth_t *a, const cJSON *doc, const char *token_endpoint,
   /* A refresh that returns no new refresh token keeps the old one. */
   t.refresh_token = dup_string(refresh != NULL ? refresh
                                : a->tokens.refresh_token);
-  t.token_type = dup_string("Bearer");
+  t.token_type = dup_string(type != NULL && strcasecmp(type, "DPoP") == 0
+                            ? "DPoP" : "Bearer");
   t.scope = dup_string(scope != NULL ? scope : a->want_scope != NULL
                        ? a->want_scope : a->tokens.scope);
   if (cJSON_IsNumber(expires) && expires->valuedouble > 0 &&
@@ -1074,9 +1164,19 @@ token_fetched(mcp_auth_t *a, int status, const cJSON *doc,
   }
   if (status != 200 || !cJSON_IsObject(doc)) {
     error = cJSON_IsObject(doc) ? mcp_json_string(doc, "error") : NULL;
-    mcp_error_set(&e, MCP_EAUTH, "the token endpoint refused the code "
-                  "(HTTP %d%s%.80s)", status, error ? ": " : "",
-                  error ? error : "");
+    /* RFC 6749 section 5.2: these say the assertion itself is no good;
+     * it is not sent again (and no other grant is tried). */
+    if (error != NULL && (strcmp(error, "invalid_grant") == 0 ||
+                          strcmp(error, "invalid_scope") == 0 ||
+                          strcmp(error, "unauthorized_client") == 0 ||
+                          strcmp(error, "invalid_client") == 0))
+      memcpy(a->refused, a->req_assertion, sizeof a->refused);
+    mcp_error_set(&e, MCP_EAUTH, "the token endpoint refused the %s grant "
+                  "(HTTP %d%s%.80s%s%.120s)", mcp_auth_grant_name(a->grant),
+                  status, error ? ": " : "", error ? error : "",
+                  mcp_json_string(doc, "error_description") ? ": " : "",
+                  mcp_json_string(doc, "error_description")
+                    ? mcp_json_string(doc, "error_description") : "");
     finish(a, &e);
     return;
   }
@@ -1120,6 +1220,21 @@ fetched(void *ud, int status, const cJSON *doc, const mcp_error_t *err)
   mcp_auth_t *a = ud;
 
   a->fetch = NULL;
+  if (a->step == S_TOKEN || a->step == S_REFRESH) {
+    if (a->fetch_nonce[0] != '\0')
+      mcp_dpop_nonce_seen(&a->as_nonce, a->fetch_nonce);
+    /* RFC 9449 section 8: the authorization server wants its nonce in
+     * the proof. The same request goes again once, with a new proof. */
+    if (err == NULL && status == 400 && a->proof_sent && !a->nonce_retried &&
+        a->fetch_nonce[0] != '\0' && cJSON_IsObject(doc) &&
+        mcp_json_string(doc, "error") != NULL &&
+        strcmp(mcp_json_string(doc, "error"), "use_dpop_nonce") == 0 &&
+        !a->closing) {
+      a->nonce_retried = 1;
+      send_token_request(a);
+      return;
+    }
+  }
   switch (a->step) {
   case S_PRM:
     prm_fetched(a, status, doc, err);
@@ -1139,6 +1254,9 @@ fetched(void *ud, int status, const cJSON *doc, const mcp_error_t *err)
   case S_TOKEN:
     token_fetched(a, status, doc, err);
     break;
+  case S_EXCHANGE:
+    mcp__auth_exchanged(a, status, doc, err);
+    break;
   default:
     break;
   }
@@ -1152,6 +1270,16 @@ refresh_due(uv_timer_t *t)
 {
   mcp_auth_t *a = t->data;
 
+  if (a->step == S_IDLE && a->tokens.refresh_token == NULL &&
+      a->grant != MCP_AUTH_CODE) {
+    /* The grant again, discovery included, before the token expires;
+     * nobody waits on it, and on failure the token held stays. */
+    a->background = 1;
+    a->status = 401;
+    a->step = S_PRM;
+    start_round(a);
+    return;
+  }
   if (a->step != S_IDLE || a->tokens.refresh_token == NULL ||
       a->tokens.token_endpoint == NULL || a->tokens.issuer == NULL ||
       load_client(a, a->tokens.issuer) != 0)
@@ -1161,6 +1289,47 @@ refresh_due(uv_timer_t *t)
 }
 
 /* ---- the object ---------------------------------------------------------- */
+
+/* A copy of the assertion command's NULL-terminated argv. */
+static int
+copy_argv(mcp_auth_t *a, const char *const *argv)
+{
+  size_t n = 0, i;
+
+  while (argv[n] != NULL)
+    n++;
+  a->assertion_argv = calloc(n + 1, sizeof *a->assertion_argv);
+  if (a->assertion_argv == NULL)
+    return MCP_ENOMEM;
+  for (i = 0; i < n; i++) {
+    a->assertion_argv[i] = dup_string(argv[i]);
+    if (a->assertion_argv[i] == NULL)
+      return MCP_ENOMEM;
+  }
+  return 0;
+}
+
+/* The private_key_jwt key, from its PEM file. */
+static int
+load_client_key(mcp_auth_t *a, const char *path, mcp_error_t *err)
+{
+  char *pem = NULL;
+  int rc = mcp_auth_read_secret(path, MCP_JWT_MAX_PEM, &pem, err);
+
+  if (rc == 0)
+    rc = mcp_jwt_key_from_pem(pem, strlen(pem), &a->client_key, err);
+  if (pem != NULL) {
+    memset(pem, 0, strlen(pem));
+    free(pem);
+  }
+  if (rc != 0 && err != NULL) {
+    char why[sizeof err->msg];
+
+    memcpy(why, err->msg, sizeof why);
+    mcp_error_set(err, rc, "oauth.private_key %.200s: %s", path, why);
+  }
+  return rc;
+}
 
 int
 mcp_auth_new(uv_loop_t *loop, mcp_curl_uv_t *cu, const mcp_auth_opts_t *o,
@@ -1204,6 +1373,22 @@ mcp_auth_new(uv_loop_t *loop, mcp_curl_uv_t *cu, const mcp_auth_opts_t *o,
   a->cimd_url = dup_string(o->client_metadata_url);
   a->client_name = dup_string(o->client_name);
   a->ca_file = dup_string(o->ca_file);
+  a->auth_method = dup_string(o->auth_method);
+  a->assertion_path = dup_string(o->assertion);
+  if (o->assertion_command != NULL && copy_argv(a, o->assertion_command) != 0)
+    rc = mcp_error_set(err, MCP_ENOMEM, NULL);
+  a->idp_token_endpoint = dup_string(o->idp_token_endpoint);
+  a->idp_client_id = dup_string(o->idp_client_id);
+  a->idp_client_secret = dup_string(o->idp_client_secret);
+  a->dpop = o->dpop;
+  if (rc == 0)
+    rc = mcp_auth_grant_from_name(o->grant, &a->grant, err);
+  if (rc == 0 && o->private_key != NULL)
+    rc = load_client_key(a, o->private_key, err);
+  if (rc != 0) {
+    free_config(a);
+    return rc;
+  }
   if (o->store_dir == NULL)
     rc = mcp_auth_store_dir(&a->store_dir, err);
   else if (o->store_dir[0] != '\0')
@@ -1241,6 +1426,14 @@ mcp_auth_new(uv_loop_t *loop, mcp_curl_uv_t *cu, const mcp_auth_opts_t *o,
     mcp_auth_tokens_free(&a->tokens);
     mcp_error_clear(err);
   }
+  /* A bound token is worth nothing without its key. */
+  if (a->tokens.token_type != NULL &&
+      strcmp(a->tokens.token_type, "DPoP") == 0 &&
+      (a->tokens.issuer == NULL ||
+       dpop_key_for(a, a->tokens.issuer, 0, err) != 0)) {
+    mcp_auth_tokens_free(&a->tokens);
+    mcp_error_clear(err);
+  }
   use_tokens(a);
   *out = a;
   return 0;
@@ -1262,7 +1455,36 @@ mcp_auth_header(const mcp_auth_t *a)
 static void
 kicked(uv_timer_t *t)
 {
-  start_round(t->data);
+  mcp_auth_t *a = t->data;
+
+  if (a->step != S_NONCE) {
+    start_round(a);
+    return;
+  }
+  /* Not an authorization failure (RFC 9449 section 9): the request goes
+   * again with the nonce, once; the same refusal again ends it. */
+  if (a->nonce_ok)
+    finish(a, NULL);
+  else
+    fail(a, MCP_EAUTH, "%s", "the MCP server refused the DPoP proof again "
+         "with the nonce it asked for (use_dpop_nonce)");
+}
+
+int
+mcp_auth_proof(mcp_auth_t *a, const char *method, const char *url,
+               char **line, mcp_error_t *err)
+{
+  *line = NULL;
+  if (!is_dpop(a) || a->tokens.access_token == NULL)
+    return 0;
+  return mcp_dpop_proof(a->dpop_key, method, url, a->tokens.access_token,
+                        mcp_dpop_nonce_get(&a->rs_nonce), line, err);
+}
+
+void
+mcp_auth_nonce(mcp_auth_t *a, const char *nonce)
+{
+  mcp_dpop_nonce_seen(&a->rs_nonce, nonce);
 }
 
 int
@@ -1282,6 +1504,12 @@ mcp_auth_challenge(mcp_auth_t *a, int status, const char *challenge,
     return 0;                   /* joins the round (or refresh) under way */
   a->status = status;
   a->step = S_PRM;              /* taken: later challenges join it */
+  if (is_dpop(a) && mcp_dpop_challenge_wants_nonce(challenge)) {
+    a->step = S_NONCE;
+    a->nonce_ok = mcp_dpop_nonce_retry(&a->rs_nonce);
+    uv_timer_start(&a->kick, kicked, 0, 0);
+    return 0;
+  }
   if (challenge != NULL &&
       mcp_auth_bearer_parse(challenge, strlen(challenge), &a->challenge,
                             err) != 0) {
@@ -1298,10 +1526,31 @@ static void
 handle_closed(uv_handle_t *h)
 {
   mcp_auth_t *a = h->data;
-  size_t i;
 
   if (--a->handles > 0)
     return;
+  free_config(a);
+}
+
+/* Frees the configuration copies and a itself. */
+static void
+free_config(mcp_auth_t *a)
+{
+  size_t i;
+
+  free(a->auth_method);
+  free(a->assertion_path);
+  for (i = 0; a->assertion_argv != NULL && a->assertion_argv[i] != NULL; i++)
+    free(a->assertion_argv[i]);
+  free(a->assertion_argv);
+  free(a->idp_token_endpoint);
+  free(a->idp_client_id);
+  if (a->idp_client_secret != NULL)
+    memset(a->idp_client_secret, 0, strlen(a->idp_client_secret));
+  free(a->idp_client_secret);
+  mcp_jwt_key_free(a->client_key);
+  mcp_jwt_key_free(a->dpop_key);
+  free(a->dpop_issuer);
   free(a->server_url);
   free(a->resource);
   free(a->origin);
@@ -1356,4 +1605,44 @@ mcp_auth_close(mcp_auth_t *a)
   if (a->step == S_REFRESH && a->fetch != NULL)
     return;
   close_now(a);
+}
+
+/* ---- for the files that do parts of a round (flow_int.h) ----------------- */
+
+void
+mcp__auth_finish(mcp_auth_t *a, const mcp_error_t *err)
+{
+  finish(a, err);
+}
+
+void
+mcp__auth_fail(mcp_auth_t *a, int code, const char *fmt, const char *detail)
+{
+  fail(a, code, fmt, detail);
+}
+
+void
+mcp__auth_token_request(mcp_auth_t *a, int step, const char *endpoint,
+                        const mcp_auth_client_t *client, const char **kv,
+                        size_t n)
+{
+  token_request(a, (step_t) step, endpoint, client, kv, n);
+}
+
+const char *
+mcp__auth_resource(const mcp_auth_t *a)
+{
+  return resource_param(a);
+}
+
+int
+mcp__auth_load_client(mcp_auth_t *a, const char *issuer)
+{
+  return load_client(a, issuer);
+}
+
+int
+mcp__auth_choose_scope(mcp_auth_t *a)
+{
+  return choose_scope(a);
 }

@@ -210,7 +210,26 @@ mcp_auth_asmeta_read(const cJSON *doc, const char *issuer,
                                 "client_secret_basic");
     out->auth_post = array_has(doc, "token_endpoint_auth_methods_supported",
                                "client_secret_post");
+    out->auth_private_key_jwt =
+      array_has(doc, "token_endpoint_auth_methods_supported",
+                "private_key_jwt");
   }
+  /* The algorithms of private_key_jwt assertions (RFC 8414 section 2). */
+  out->signing_listed = cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(
+    doc, "token_endpoint_auth_signing_alg_values_supported"));
+  out->signing_es256 = array_has(
+    doc, "token_endpoint_auth_signing_alg_values_supported", "ES256");
+  out->signing_es384 = array_has(
+    doc, "token_endpoint_auth_signing_alg_values_supported", "ES384");
+  out->signing_rs256 = array_has(
+    doc, "token_endpoint_auth_signing_alg_values_supported", "RS256");
+  /* RFC 9449 section 5.1: the algorithms its DPoP proofs may use. */
+  out->dpop_es256 = array_has(doc, "dpop_signing_alg_values_supported",
+                              "ES256");
+  out->grants_listed = cJSON_IsArray(
+    cJSON_GetObjectItemCaseSensitive(doc, "grant_types_supported"));
+  out->jwt_bearer = array_has(doc, "grant_types_supported",
+                              "urn:ietf:params:oauth:grant-type:jwt-bearer");
   return 0;
 }
 

@@ -36,6 +36,15 @@ typedef struct mcp_auth_asmeta_s {
   unsigned auth_none : 1;       /* token_endpoint_auth_methods_supported */
   unsigned auth_basic : 1;
   unsigned auth_post : 1;
+  unsigned auth_private_key_jwt : 1;
+  unsigned signing_listed : 1;  /* token_endpoint_auth_signing_alg_values_
+                                   supported given, with: */
+  unsigned signing_es256 : 1;
+  unsigned signing_es384 : 1;
+  unsigned signing_rs256 : 1;
+  unsigned dpop_es256 : 1;      /* dpop_signing_alg_values_supported has it */
+  unsigned jwt_bearer : 1;      /* grant_types_supported: jwt-bearer */
+  unsigned grants_listed : 1;   /* grant_types_supported given */
 } mcp_auth_asmeta_t;
 
 /* Reads a PRM document fetched for the MCP server whose canonical

@@ -50,6 +50,12 @@ static const field_t client_fields[] = {
   { NULL, 0, 0 },
 };
 
+static const field_t dpop_fields[] = {
+  { "issuer", offsetof(mcp_auth_dpop_key_t, issuer), 0 },
+  { "key", offsetof(mcp_auth_dpop_key_t, key), 1 },
+  { NULL, 0, 0 },
+};
+
 static char **
 slot(void *record, const field_t *f)
 {
@@ -329,4 +335,27 @@ mcp_auth_store_delete_client(const char *dir, const char *issuer,
                              mcp_error_t *err)
 {
   return delete_file(dir, "clients", issuer, err);
+}
+
+void
+mcp_auth_dpop_key_free(mcp_auth_dpop_key_t *k)
+{
+  free_fields(k, dpop_fields);
+}
+
+int
+mcp_auth_store_load_dpop_key(const char *dir, const char *issuer,
+                             mcp_auth_dpop_key_t *out, mcp_error_t *err)
+{
+  memset(out, 0, sizeof *out);
+  return load(dir, "dpop", "issuer", issuer, out, dpop_fields, NULL, err);
+}
+
+int
+mcp_auth_store_save_dpop_key(const char *dir, const mcp_auth_dpop_key_t *k,
+                             mcp_error_t *err)
+{
+  if (k->issuer == NULL || k->key == NULL)
+    return mcp_error_set(err, MCP_EINVAL, "a DPoP key without an issuer");
+  return save(dir, "dpop", k->issuer, k, dpop_fields, NULL, err);
 }

@@ -39,7 +39,16 @@ local OAUTH_KEYS = {
   { "scope", "scope" }, { "redirect_uri", "redirectUri" },
   { "callback_port", "callbackPort" },
   { "client_metadata_url", "clientMetadataUrl" },
+  -- Grants without a person (issue #18) and DPoP-bound tokens.
+  { "grant", "grant" }, { "private_key", "privateKey" },
+  { "auth_method", "authMethod" }, { "assertion", "assertion" },
+  { "idp_token_endpoint", "idpTokenEndpoint" },
+  { "idp_client_id", "idpClientId" }, { "idp_client_secret", "idpClientSecret" },
+  { "dpop", "dpop" },
 }
+
+local GRANTS = { authorization_code = true, client_credentials = true,
+                 jwt_bearer = true, token_exchange = true }
 
 local function parse_oauth(ctx, raw)
   local v, key = raw.oauth, key_of(ctx, "oauth")
@@ -55,6 +64,22 @@ local function parse_oauth(ctx, raw)
         if math.type(x) ~= "integer" or x < 1 or x > 65535 then
           raise(ctx, key .. "." .. name, "must be a port number (1-65535)")
         end
+      elseif names[1] == "dpop" then
+        if type(x) ~= "boolean" then raise(ctx, key .. "." .. name, "must be true or false") end
+      elseif names[1] == "grant" and not GRANTS[x] then
+        raise(ctx, key .. "." .. name, "must be authorization_code, client_credentials, "
+          .. "jwt_bearer or token_exchange")
+      elseif names[1] == "assertion" and is_array(x) then
+        -- A command that prints the token, run for every token request.
+        x = string_array(ctx, x, key .. "." .. name)
+        if #x == 0 then raise(ctx, key .. "." .. name, "must not be empty") end
+      elseif names[1] == "private_key" or names[1] == "assertion" then
+        -- Files, relative to the config file's directory like {file:}.
+        if type(x) ~= "string" then
+          raise(ctx, key .. "." .. name, "must be a file name"
+            .. (names[1] == "assertion" and " or a command (a list of strings)" or ""))
+        end
+        x = resolve(x, ctx.dir, ctx.getenv("HOME"))
       elseif type(x) ~= "string" then
         raise(ctx, key .. "." .. name, "must be a string")
       end
