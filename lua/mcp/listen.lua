@@ -4,9 +4,9 @@
 --- sends them only on the stream of a listen request that asked for them.
 ---
 --- The client keeps one listen open while anything wants it (a
---- list-changed callback given to connect, or a resource subscription),
---- asking for every list-changed kind the server declares and for the
---- subscribed URIs. The notifications it carries take the same routes as
+--- list-changed callback given to connect, a resource subscription, a
+--- task followed), asking for every list-changed kind the server declares,
+--- the subscribed URIs and the tasks' ids. The notifications it carries take the same routes as
 --- in the older era (mcp.features drops caches and calls the callbacks),
 --- so user code is the same in both eras. A listen that ends is opened
 --- again, with a new id, after a backoff with jitter (what was cached is
@@ -20,6 +20,7 @@ local Client = {}
 local routes = {}
 
 local SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId"
+local TASKS = "io.modelcontextprotocol/tasks"
 -- A listen is exempt from the request timeout (2.4): it waits a year.
 local LISTEN_TIMEOUT = 365 * 24 * 3600
 local BACKOFF_MIN, BACKOFF_MAX = 0.25, 30   -- seconds
@@ -35,20 +36,26 @@ local function wanted(self)
   local function declares(kind, flag)
     return type(caps[kind]) == "table" and caps[kind][flag] == true
   end
-  local uris = {}
+  local uris, task_ids = {}, {}
   if declares("resources", "subscribe") then
     for uri in pairs(self._subscriptions or {}) do uris[#uris + 1] = uri end
   end
-  if #uris == 0 and not (self.on_tools_changed or self.on_prompts_changed
-                         or self.on_resources_changed) then
+  -- The tasks followed (mcp.tasks), where the server has the extension.
+  if type(caps.extensions) == "table" and type(caps.extensions[TASKS]) == "table" then
+    for id in pairs(self._task_calls or {}) do task_ids[#task_ids + 1] = id end
+  end
+  if #uris == 0 and #task_ids == 0 and not (self.on_tools_changed
+      or self.on_prompts_changed or self.on_resources_changed) then
     return nil
   end
   table.sort(uris)
+  table.sort(task_ids)
   local filter = {}
   if declares("tools", "listChanged") then filter.toolsListChanged = true end
   if declares("prompts", "listChanged") then filter.promptsListChanged = true end
   if declares("resources", "listChanged") then filter.resourcesListChanged = true end
   if #uris > 0 then filter.resourceSubscriptions = setmetatable(uris, core.array_mt) end
+  if #task_ids > 0 then filter.taskIds = setmetatable(task_ids, core.array_mt) end
   if next(filter) == nil then return nil end
   return filter
 end

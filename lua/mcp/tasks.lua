@@ -121,12 +121,20 @@ end
 
 -- Follows call's task from created (its wire form) to the end, known to
 -- the notification routes meanwhile.
+-- (2026-07-28: the listen asks for the notifications of the tasks
+-- followed, mcp.listen, while polling goes on.)
 local function follow(self, call, created, token)
   local id = type(created) == "table" and created.taskId
-  if type(id) == "string" then self._task_calls[id] = call end
+  if type(id) == "string" then
+    self._task_calls[id] = call
+    self:_listen_update()
+  end
   if token then self._task_tokens[token] = call end
   local _ <close> = setmetatable({}, { __close = function()
-    if type(id) == "string" and self._task_calls[id] == call then self._task_calls[id] = nil end
+    if type(id) == "string" and self._task_calls[id] == call then
+      self._task_calls[id] = nil
+      self:_listen_update()
+    end
     if token then self._task_tokens[token] = nil end
   end })
   return call:follow(created)

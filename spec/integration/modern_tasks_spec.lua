@@ -59,7 +59,7 @@ for _, name in ipairs{ "stdio", "http" } do
         local client <close> = t.connect(srv)
         assert.equal("modern", client.era)
         local seen = {}
-        local res = assert(client:call_tool("job", { ms = 300, poll = 50, structured = { n = 2 } },
+        local res = assert(client:call_tool("job", { ms = 600, poll = 50, structured = { n = 2 } },
           { on_status = function(task) seen[#seen + 1] = task.status .. ":" .. task.statusMessage end }))
         assert.equal("ran", res.content[1].text)
         assert.same({ "working:started", "completed:done" }, seen)
@@ -68,7 +68,9 @@ for _, name in ipairs{ "stdio", "http" } do
         assert.same({}, calls[1].params._meta["io.modelcontextprotocol/clientCapabilities"]
           .extensions[EXTENSION])
         local gets = only(got, "tasks/get")
-        -- every 50 ms for 300 ms, give or take: polled, not spun
+        -- every 100 ms (50 is held to the shortest interval taken) for
+        -- 600 ms, give or take, until the listen told of the end: polled,
+        -- not spun
         assert.is_true(#gets >= 3 and #gets <= 12, #gets .. " polls")
         for _, g in ipairs(gets) do
           assert.equal("mt-1", g.params.taskId)
@@ -78,6 +80,21 @@ for _, name in ipairs{ "stdio", "http" } do
           end
         end
         assert.same({}, only(got, "tasks/result"))
+      end)
+    end)
+
+    it("hears of the task on a listen with its id, long before the next poll", function()
+      run_async(function()
+        local srv <close> = t.server()
+        local client <close> = t.connect(srv)
+        -- Polls 30 s apart (the longest interval taken): only the
+        -- notification can end the call within its 10 s.
+        local res = assert(client:call_tool("job", { ms = 100, poll = 60000, structured = { n = 1 } },
+          { timeout = 10 }))
+        assert.equal("ran", res.content[1].text)
+        local listens = only(t.received(client, srv), "subscriptions/listen")
+        assert.is_true(#listens >= 1)
+        assert.same({ "mt-1" }, listens[1].params.notifications.taskIds)
       end)
     end)
 
