@@ -323,7 +323,8 @@ function Client:read_resource(uri, opts)
   if hit then return hit end
   local res
   res, err = self:request("resources/read", { uri = uri }, opts)
-  if res then keep(self, key, res, ttl_of(res)) end
+  -- What came after input was given is that exchange's, not the URI's (C3).
+  if res and not self:_after_input(res) then keep(self, key, res, ttl_of(res)) end
   return res, err
 end
 
@@ -381,11 +382,26 @@ function Client:unsubscribe_resource(uri, opts)
   return true
 end
 
+-- Whether the resource `inner` is `outer` or one of its sub-resources
+-- (outer followed by a path, query or fragment): an update of a
+-- sub-resource reaches the subscriber of its parent, and an update of a
+-- parent makes what was read below it stale.
+local function covers(outer, inner)
+  if outer == inner then return true end
+  if #inner <= #outer or inner:sub(1, #outer) ~= outer then return false end
+  return outer:sub(-1) == "/" or inner:sub(#outer + 1, #outer + 1):match("[/?#]") ~= nil
+end
+
 routes["notifications/resources/updated"] = function(self, params)
   local uri = type(params) == "table" and params.uri
-  if type(uri) == "string" then forget(self, "resources/read " .. uri) end
-  local fn = uri and self._subscriptions and self._subscriptions[uri]
-  if fn then fn(params) end
+  if type(uri) ~= "string" then return end
+  for key in pairs(self._cache or {}) do
+    local read = key:match("^resources/read (.*)")
+    if read and covers(uri, read) then self._cache[key] = nil end
+  end
+  for sub, fn in pairs(self._subscriptions or {}) do
+    if covers(sub, uri) then fn(params) end
+  end
 end
 
 routes["notifications/resources/list_changed"] = function(self, params)

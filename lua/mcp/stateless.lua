@@ -85,9 +85,18 @@ function Client:_stateless_result(method, params, res, resend)
     again.requestState = res.requestState
     res, err = resend(again)
     if not res then return nil, err end
+    self._answered = self._answered or setmetatable({}, { __mode = "k" })
+    self._answered[res] = true
   end
   return nil, protocol_error("%s: the server still asked for input after %d rounds",
     method, MAX_ROUNDS)
+end
+
+--- syntax: yes = client:_after_input(result)
+--- Whether result answered a request sent again with input (it may not
+--- be cached: 2026-07-28 caching C3).
+function Client:_after_input(res)
+  return self._answered ~= nil and self._answered[res] == true
 end
 
 return { methods = Client }

@@ -223,6 +223,23 @@ describe("what a 2026-07-28 server lets the client keep", function()
     end)
   end)
 
+  it("keeps no read that came after input was given, however long its ttlMs", function()
+    run_async(function()
+      local asked = 0
+      local client <close> = assert(fixture.connect("modern/modern", { handlers = {
+        elicitation = function() asked = asked + 1; return { action = "accept", content = { name = "pw" } } end } }))
+      for _ = 1, 2 do
+        assert.equal("the secret", assert(client:read_resource("text://secret")).contents[1].text)
+      end
+      assert.equal(2, asked)
+      local reads = 0
+      for _, r in ipairs(received_stdio(client)) do
+        if r.method == "resources/read" then reads = reads + 1 end
+      end
+      assert.equal(4, reads)        -- each read asked, answered, sent again
+    end)
+  end)
+
   it("keeps nothing from a server of the handshake era", function()
     run_async(function()
       local client <close> = assert(fixture.connect("modern/modern",
@@ -334,6 +351,21 @@ describe("subscriptions/listen", function()
 end)
 
 describe("subscriptions/listen against a scripted server", function()
+  it("brings the update of a sub-resource to the subscriber of the whole", function()
+    run_async(function()
+      local client <close> = assert(mcp.connect{ command = { "node", "spec/fixtures/listen_faults.js" } })
+      local updates, leaf = {}, event()
+      assert(client:subscribe_resource("a://tree", function(p)
+        updates[#updates + 1] = p.uri
+        if p.uri == "a://tree/leaf" then leaf.set(p.uri) end
+      end))
+      assert(client:call_tool("touch", { uri = "a://treehouse" }))   -- no part of it
+      assert(client:call_tool("touch", { uri = "a://tree/leaf" }))
+      assert.equal("a://tree/leaf", leaf.wait(10))
+      assert.same({ "a://tree/leaf" }, updates)
+    end)
+  end)
+
   for _, how in ipairs{ "result", "cancelled" } do
     it("drops what is tagged for no listen of ours, and listens again after the server's end (" .. how .. ")", function()
       run_async(function()
