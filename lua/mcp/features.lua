@@ -136,7 +136,13 @@ function Client:_screen_tools(list)
   self._left_out = {}
   local kept = setmetatable({}, array_mt)
   for _, tool in ipairs(list) do
-    local decl, why = param_headers.check(tool)
+    local decl, why
+    if type(tool) ~= "table" or type(tool.name) ~= "string" then
+      decl, why = nil, "an entry of tools/list that is no tool with a name"
+      tool = { name = type(tool) == "table" and tostring(tool.name) or "?" }
+    else
+      decl, why = param_headers.check(tool)
+    end
     if decl and #decl > 0 then
       local ok, err = self._core:declare_params(tool.name, core.json_encode(decl))
       if not ok then decl, why = nil, err.message end

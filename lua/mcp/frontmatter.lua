@@ -51,7 +51,7 @@ local function resolve(s, line)
   end
   if s:match("^0o[0-7]+$") then return math.tointeger(tonumber(s:sub(3), 8)) end
   if s:match("^0x%x+$") then return math.tointeger(tonumber(s:sub(3), 16)) end
-  if s:match("^[-+]?%.%d+$") or s:match("^[-+]?%d+%.?%d*$")
+  if s:match("^[-+]?%.%d+$") or s:match("^[-+]?%d+%.%d*$")
       or s:match("^[-+]?%.?%d+[eE][-+]?%d+$") or s:match("^[-+]?%d+%.%d*[eE][-+]?%d+$") then
     return tonumber(s)
   end

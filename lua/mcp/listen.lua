@@ -63,6 +63,10 @@ end
 -- Sleeps up to seconds, or until l.wake() (a restart, a close).
 local function nap(l, seconds)
   local timer
+  -- A task closed while asleep (mcp.run ending) stops its timer.
+  local _ <close> = setmetatable({}, { __close = function()
+    if timer then timer:stop() end
+  end })
   task.await(function(done)
     local woken = false
     local function once()
@@ -104,6 +108,10 @@ local function run(self, l)
     l.ack = nil
     if self._listen ~= l or self._closing or self._lost then return end
     if err and err.rpc_code and FINAL[err.rpc_code] then
+      -- Asking again is pointless: what waits for it, and what would,
+      -- fails with the server's answer.
+      l.refused = err
+      settle_acks(l, nil, err)
       self.on_warning(("subscriptions/listen refused: %s"):format(err.message))
       return
     end
@@ -123,10 +131,11 @@ function Client:_listen_update()
   local filter = wanted(self)
   local key = filter and core.json_encode(filter)
   local old = self._listen
-  if old and old.key == key then return old end
+  if old and old.key == key and not old.refused then return old end
   local l = filter and { key = key, filter = filter, ack_waiters = {} } or nil
   self._listen = l
-  if l then task.spawn(run, self, l) end
+  -- In the background: a script that never closes its client still ends.
+  if l then task.spawn_background(run, self, l) end
   -- The new one first, then the old one's end: nothing falls between.
   if old then
     if old.wake then old.wake() end
@@ -140,7 +149,11 @@ end
 --- acknowledged filter, or nil and an error.
 function Client:_listen_acknowledged(l, timeout_ms)
   if l.ack then return l.ack end
+  if l.refused then return nil, l.refused end
   local timer
+  local _ <close> = setmetatable({}, { __close = function()
+    if timer then timer:stop() end
+  end })
   local ack, err = task.await(function(done)
     l.ack_waiters[#l.ack_waiters + 1] = done
     timer = core.timer(timeout_ms, function()

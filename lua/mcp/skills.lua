@@ -83,6 +83,10 @@ local function entry_problem(e)
     if math.type(f.size) ~= "integer" or f.size < 0 then
       return ("resources[%d] has no size"):format(i)
     end
+    if f.size > M.MAX_BYTES then       -- (and the sum cannot wrap around)
+      return ("resources[%d] is %d bytes, more than the %d a skill may have")
+        :format(i, f.size, M.MAX_BYTES)
+    end
     if seen[f.uri] then return ("%s is listed twice"):format(brief(f.uri)) end
     seen[f.uri] = f
     total = total + f.size

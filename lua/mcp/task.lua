@@ -6,7 +6,14 @@ local core = require "mcp.core"
 local M = {}
 
 local tasks = {}        -- live coroutine -> true
-local live = 0          -- how many
+local live = 0          -- how many, but for the background ones
+local background = {}   -- tasks that do not keep mcp.run going
+
+-- A task that ended or was closed.
+local function forget(co)
+  tasks[co] = nil
+  if background[co] then background[co] = nil else live = live - 1 end
+end
 local failure = nil     -- the first task error, with its traceback
 local running = false   -- inside M.run
 
@@ -49,8 +56,7 @@ function M.resume(co, ...)
   if not tasks[co] then return end
   local ok, err = coroutine.resume(co, ...)
   if not ok or err == ENDED then
-    tasks[co] = nil
-    live = live - 1
+    forget(co)
     if not ok then
       record_failure(co, err)
       coroutine.close(co)
@@ -70,6 +76,24 @@ function M.spawn(fn, ...)
   end)
   tasks[co] = true
   live = live + 1
+  M.resume(co, ...)
+  return co
+end
+
+--- syntax: co = task.spawn_background(fn, ...)
+--- As spawn, for a task that serves the others and ends with what it
+--- serves (a client's subscriptions/listen): mcp.run does not wait for it,
+--- and closes it where it waits when the other tasks are done.
+function M.spawn_background(fn, ...)
+  if type(fn) ~= "function" then
+    error("bad argument #1 to 'spawn_background' (function expected)", 2)
+  end
+  local co = coroutine.create(function(...)
+    fn(...)
+    return ENDED
+  end)
+  tasks[co] = true
+  background[co] = true
   M.resume(co, ...)
   return co
 end
@@ -108,8 +132,7 @@ end
 --- not waiting (finished, or the one running).
 function M.kill(co)
   if not tasks[co] or coroutine.status(co) ~= "suspended" then return false end
-  tasks[co] = nil
-  live = live - 1
+  forget(co)
   coroutine.close(co)
   return true
 end
@@ -196,8 +219,7 @@ function M.at_end(fn) at_end[#at_end + 1] = fn end
 
 local function drain()
   for co in pairs(tasks) do
-    tasks[co] = nil
-    live = live - 1
+    forget(co)
     coroutine.close(co)
   end
   for _, fn in ipairs(at_end) do fn() end

@@ -160,7 +160,12 @@ end
 function Handle:cancel(reason)
   if self.outcome then return false end
   local call = self._call
-  if call and call.id then return self:_send_cancel() end
+  if call and call.id then
+    -- tasks/cancel is a round trip: it goes in a task of its own, so that
+    -- cancel returns at once, from a callback too.
+    task.spawn(function() self:_send_cancel() end)
+    return true
+  end
   self._cancel_asked, self._cancel_reason = true, reason
   local req = self._req
   if req and not self._as_task then req:cancel(reason) end

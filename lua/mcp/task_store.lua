@@ -17,6 +17,7 @@ local TERMINAL = { completed = true, failed = true, cancelled = true }
 
 local DEFAULTS = {
   max_tasks = 64,               -- unfinished tasks at once
+  max_kept = 256,               -- tasks kept, finished ones included
   max_ttl = 3600000,            -- ms a task is kept at most (and when none is asked)
   poll_interval = 500,          -- ms, the pollInterval the server is told
   page_size = 50,               -- tasks per tasks/list page
@@ -66,11 +67,31 @@ end
 --- syntax: entry, err = store:create(ttl?)
 --- A new task, working. ttl: what the requestor asked for (ms), held to
 --- max_ttl. nil and a message when max_tasks are still running.
+-- Forgets the oldest finished tasks beyond max_kept: a server that asks
+-- for one task after another cannot make the store grow without bound.
+function Store:_trim()
+  local over = #self._order - self.max_kept
+  if over < 0 then return end
+  local kept = {}
+  for _, id in ipairs(self._order) do
+    local e = self._tasks[id]
+    if over >= 0 and TERMINAL[e.task.status] then
+      self._tasks[id] = nil
+      if e.on_expire then e.on_expire() end
+      over = over - 1
+    else
+      kept[#kept + 1] = id
+    end
+  end
+  self._order = kept
+end
+
 function Store:create(ttl)
   self:_purge()
   if live_count(self) >= self.max_tasks then
     return nil, ("more than %d tasks at once"):format(self.max_tasks)
   end
+  self:_trim()
   if math.type(ttl) ~= "integer" or ttl <= 0 or ttl > self.max_ttl then ttl = self.max_ttl end
   local now = timestamp()
   local id = random_id()

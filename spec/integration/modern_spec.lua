@@ -350,6 +350,28 @@ describe("subscriptions/listen", function()
   end)
 end)
 
+describe("a listen of a client its script never closes", function()
+  it("does not keep the script running: it ends, and the server with it", function()
+    local script = os.tmpname()
+    local f = assert(io.open(script, "w"))
+    f:write([[
+local mcp = require "mcp"
+local client = assert(mcp.connect{ command = { "node", "spec/fixtures/modern/modern.js" },
+  on_tools_changed = function() end })
+assert(client:subscribe_resource("text://hello", function() end))
+print(client.era, client._listen ~= nil)
+]])
+    f:close()
+    local luamcp = (os.getenv("MCP_BUILD_DIR") or "build") .. "/luamcp"
+    local p = assert(io.popen(("timeout 20 %s run %s 2>&1; echo status $?"):format(luamcp, script)))
+    local out = p:read("a")
+    p:close()
+    os.remove(script)
+    assert.matches("modern\ttrue", out, 1, true)
+    assert.matches("status 0\n$", out)
+  end)
+end)
+
 describe("subscriptions/listen against a scripted server", function()
   it("brings the update of a sub-resource to the subscriber of the whole", function()
     run_async(function()

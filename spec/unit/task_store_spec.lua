@@ -32,6 +32,25 @@ describe("mcp.task_store", function()
     assert(store:create())
   end)
 
+  it("keeps max_kept tasks at most, forgetting the oldest finished ones", function()
+    local store = task_store.new{ max_kept = 3 }
+    local first = assert(store:create())
+    local ids = { first.task.taskId }
+    store:finish(first, { n = 0 })
+    local running = assert(store:create())          -- never finishes
+    for i = 1, 10 do
+      local e = assert(store:create())
+      store:finish(e, { n = i })
+      ids[#ids + 1] = e.task.taskId
+    end
+    assert.is_nil(store:get(ids[1]))               -- the oldest finished: gone
+    assert.equal(running, store:get(running.task.taskId))   -- a running one stays
+    assert.is_table(store:get(ids[#ids]))
+    local n = 0
+    for _ in pairs(store._tasks) do n = n + 1 end
+    assert.is_true(n <= 3, n .. " tasks kept")
+  end)
+
   it("settles a task once, telling whoever waits, and never changes it again", function()
     local store = task_store.new()
     local e = assert(store:create())

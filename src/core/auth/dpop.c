@@ -59,6 +59,9 @@ htu_of(const char *url, char *out, size_t cap, mcp_error_t *err)
   ok = curl_url_set(h, CURLUPART_URL, url, 0) == CURLUE_OK &&
        curl_url_set(h, CURLUPART_QUERY, NULL, 0) == CURLUE_OK &&
        curl_url_set(h, CURLUPART_FRAGMENT, NULL, 0) == CURLUE_OK &&
+       /* (a password in the URL must not travel in every proof) */
+       curl_url_set(h, CURLUPART_USER, NULL, 0) == CURLUE_OK &&
+       curl_url_set(h, CURLUPART_PASSWORD, NULL, 0) == CURLUE_OK &&
        curl_url_get(h, CURLUPART_URL, &s, 0) == CURLUE_OK &&
        strlen(s) < cap;
   if (ok)

@@ -988,16 +988,20 @@ resign(mcp_auth_t *a, mcp_error_t *err)
     kv[3] = assertion;
     rc = mcp_auth_form_encode(kv, 2, &tail, err);
   }
+  if (assertion != NULL)
+    memset(assertion, 0, strlen(assertion));
   free(assertion);
   if (rc != 0)
     return rc;
   n = strlen(a->req_form) + 1 + strlen(tail) + 1;
   body = malloc(n);
   if (body == NULL) {
+    memset(tail, 0, strlen(tail));
     free(tail);
     return mcp_error_set(err, MCP_ENOMEM, NULL);
   }
   snprintf(body, n, "%s%s%s", a->req_form, a->req_form[0] ? "&" : "", tail);
+  memset(tail, 0, strlen(tail));
   free(tail);
   memset(a->req_body, 0, strlen(a->req_body));
   free(a->req_body);

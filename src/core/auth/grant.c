@@ -205,6 +205,8 @@ mcp_auth_creds_free(mcp_auth_creds_t *c)
   if (c->basic != NULL)
     memset(c->basic, 0, strlen(c->basic));
   free(c->basic);
+  if (c->assertion != NULL)     /* a credential for minutes: wiped too */
+    memset(c->assertion, 0, strlen(c->assertion));
   free(c->assertion);
   memset(c, 0, sizeof *c);
 }
