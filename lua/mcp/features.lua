@@ -241,16 +241,23 @@ function Client:start_tool(name, args, opts)
   return self:_start_tool(name, args, opts)
 end
 
--- call_tool's request, waited for, once the arguments are checked.
-function Client:_call_tool(name, args, opts)
+--- (internal) Why a call of tool `name` may not be sent at all: no tools
+--- capability, a tool left out of the list (x-mcp-header), or a schema
+--- whose check cannot be made; nil when it may.
+function Client:_tool_call_refusal(name, opts)
   local caps = self.capabilities
   if type(caps) ~= "table" or not caps.tools then
-    return nil, self:_require("tools/call", "tools")
+    return self:_require("tools/call", "tools")
   end
   if self._left_out and self._left_out[name] then
-    return nil, errors.new("EINVAL", self._left_out[name])
+    return errors.new("EINVAL", self._left_out[name])
   end
-  local refused = self:_schema_refusal(name, opts)
+  return self:_schema_refusal(name, opts)
+end
+
+-- call_tool's request, waited for, once the arguments are checked.
+function Client:_call_tool(name, args, opts)
+  local refused = self:_tool_call_refusal(name, opts)
   if refused then return nil, refused end
   if self:_calls_as_task(name, opts) then return self:_call_tool_as_task(name, args, opts) end
   local started = self.era == "modern" and core.now() or nil   -- a task's deadline counts from here
@@ -273,11 +280,7 @@ end
 
 -- start_tool once the arguments are checked.
 function Client:_start_tool(name, args, opts)
-  local caps = self.capabilities
-  if type(caps) ~= "table" or not caps.tools then
-    return self:_failed_request("tools/call", self:_require("tools/call", "tools"))
-  end
-  local refused = self:_schema_refusal(name, opts)
+  local refused = self:_tool_call_refusal(name, opts)
   if refused then return self:_failed_request("tools/call", refused) end
   local req = self:_start("tools/call", { name = name, arguments = args or {} }, opts,
     (self:_call_schemas(name, opts)))   -- start_tool checks no result

@@ -64,20 +64,25 @@ function M.resume(co, ...)
   end
 end
 
---- syntax: co = mcp.spawn(fn, ...)
---- Starts fn(...) as a new task at once; it runs until it first waits.
-function M.spawn(fn, ...)
+-- Starts fn(...) as a task, counted in live unless in the background.
+local function start(fname, in_background, fn, ...)
   if type(fn) ~= "function" then
-    error("bad argument #1 to 'spawn' (function expected)", 2)
+    error(("bad argument #1 to '%s' (function expected)"):format(fname), 3)
   end
   local co = coroutine.create(function(...)
     fn(...)
     return ENDED
   end)
   tasks[co] = true
-  live = live + 1
+  if in_background then background[co] = true else live = live + 1 end
   M.resume(co, ...)
   return co
+end
+
+--- syntax: co = mcp.spawn(fn, ...)
+--- Starts fn(...) as a new task at once; it runs until it first waits.
+function M.spawn(fn, ...)
+  return start("spawn", false, fn, ...)
 end
 
 --- syntax: co = task.spawn_background(fn, ...)
@@ -85,17 +90,7 @@ end
 --- serves (a client's subscriptions/listen): mcp.run does not wait for it,
 --- and closes it where it waits when the other tasks are done.
 function M.spawn_background(fn, ...)
-  if type(fn) ~= "function" then
-    error("bad argument #1 to 'spawn_background' (function expected)", 2)
-  end
-  local co = coroutine.create(function(...)
-    fn(...)
-    return ENDED
-  end)
-  tasks[co] = true
-  background[co] = true
-  M.resume(co, ...)
-  return co
+  return start("spawn_background", true, fn, ...)
 end
 
 --- syntax: ... = task.await(start)

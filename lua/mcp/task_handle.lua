@@ -38,15 +38,8 @@ end
 local function run(self, h, name, args, o)
   local ok, err = list_first(self, o)
   if not ok then return nil, err end
-  local caps = self.capabilities
-  if type(caps) ~= "table" or not caps.tools then
-    return nil, self:_require("tools/call", "tools")
-  end
   -- What call_tool refuses before sending, refused here too.
-  if self._left_out and self._left_out[name] then
-    return nil, errors.new("EINVAL", self._left_out[name])
-  end
-  local refused = self:_schema_refusal(name, o)
+  local refused = self:_tool_call_refusal(name, o)
   if refused then return nil, refused end
   local as_task = self:_calls_as_task(name, o)
   h._as_task = as_task

@@ -45,6 +45,14 @@ probe_free(probe_t *p)
   free(p);
 }
 
+/* The probe is over with err: the connect hears of it. */
+static void
+probe_end(probe_t *p, const mcp_error_t *err)
+{
+  p->cb(p->data, err, NULL);
+  probe_free(p);
+}
+
 /* The _meta members of every request: "key":value,... (malloc'd). The
  * stateless era's roots capability has no listChanged, and its tasks are
  * an extension: the 2025-11-25 "tasks" capability is gone. */
@@ -164,8 +172,7 @@ fall_back(probe_t *p)
     mcp_error_set(&err, MCP_EVERSION, "the server does not speak 2026-07-28 "
                   "(its answer to server/discover is an older server's), "
                   "and the connection asked for 2026-07-28 only");
-    p->cb(p->data, &err, NULL);
-    probe_free(p);
+    probe_end(p, &err);
     return;
   }
   mcp_rpc_set_envelope(p->s->rpc, NULL);
@@ -175,8 +182,7 @@ fall_back(probe_t *p)
                              spent < p->timeout_ms ? p->timeout_ms - spent
                                                    : 1,
                              p->cb, p->data, &err) != 0)
-    p->cb(p->data, &err, NULL);
-  probe_free(p);
+    probe_end(p, &err);
 }
 
 /* An error to the probe that a stateless server would not give: the
@@ -254,8 +260,7 @@ decide(probe_t *p, const mcp_error_t *err, const cJSON *value)
                       "twice though it lists it (%.120s)", err->msg);
         e.rpc_code = err->rpc_code;
       }
-      p->cb(p->data, &e, NULL);
-      probe_free(p);
+      probe_end(p, &e);
       return;
     }
     if (!lists(supported, MCP_STATELESS_VERSION) && !lists_handshake(supported)
@@ -263,8 +268,7 @@ decide(probe_t *p, const mcp_error_t *err, const cJSON *value)
       mcp_error_set(&e, MCP_EVERSION, "the server speaks only revisions "
                     "luamcp does not (%.120s)", err->msg);
       e.rpc_code = err->rpc_code;
-      p->cb(p->data, &e, NULL);
-      probe_free(p);
+      probe_end(p, &e);
       return;
     }
   }
@@ -272,8 +276,7 @@ decide(probe_t *p, const mcp_error_t *err, const cJSON *value)
     fall_back(p);
     return;
   }
-  p->cb(p->data, err, NULL);
-  probe_free(p);
+  probe_end(p, err);
 }
 
 /* Sends server/discover, within half the startup time at most: a legacy
