@@ -23,11 +23,9 @@ local DEFAULTS = {
   page_size = 50,               -- tasks per tasks/list page
 }
 
+-- 16 bytes from OpenSSL's RAND_bytes, as base64url.
 local function random_id()
-  local f = assert(io.open("/dev/urandom", "rb"))
-  local bytes = f:read(16)
-  f:close()
-  return (bytes:gsub(".", function(c) return ("%02x"):format(c:byte()) end))
+  return assert(core.random_id())
 end
 
 local function timestamp()

@@ -9,8 +9,8 @@ describe("mcp.task_store", function()
   it("makes working tasks with random ids, the ttl held to its cap", function()
     local store = task_store.new{ max_ttl = 1000 }
     local a, b = assert(store:create(500)), assert(store:create(5000))
-    assert.matches("^%x+$", a.task.taskId)
-    assert.equal(32, #a.task.taskId)
+    assert.matches("^[%w_-]+$", a.task.taskId)
+    assert.equal(22, #a.task.taskId)          -- 16 random bytes, base64url
     assert.are_not.equal(a.task.taskId, b.task.taskId)
     assert.equal("working", a.task.status)
     assert.equal(500, a.task.ttl)

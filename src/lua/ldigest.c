@@ -8,6 +8,8 @@
  *         bytes, err = core.base64_decode(text)
  *         -- nil, EINVAL for text that is not base64 (RFC 4648 section 4,
  *         -- padded; whitespace only at the ends)
+ *         id, err = core.random_id()     -- 16 random bytes (RAND_bytes)
+ *         -- as 22 base64url characters: ids a peer must not guess
  */
 #include <string.h>
 
@@ -77,6 +79,18 @@ ldigest_base64_decode(lua_State *L)
   return 1;
 }
 
+static int
+ldigest_random_id(lua_State *L)
+{
+  char id[32];
+  mcp_error_t err;
+
+  if (mcp_curl_load(&err) != 0 || mcp_auth_random(id, sizeof id, 16, &err) != 0)
+    return lmcp_fail(L, &err);
+  lua_pushstring(L, id);
+  return 1;
+}
+
 void
 lmcp_open_digest(lua_State *L)
 {
@@ -84,4 +98,6 @@ lmcp_open_digest(lua_State *L)
   lua_setfield(L, -2, "sha256");
   lua_pushcfunction(L, ldigest_base64_decode);
   lua_setfield(L, -2, "base64_decode");
+  lua_pushcfunction(L, ldigest_random_id);
+  lua_setfield(L, -2, "random_id");
 }
