@@ -182,7 +182,8 @@ fall_back(probe_t *p)
                              spent < p->timeout_ms ? p->timeout_ms - spent
                                                    : 1,
                              p->cb, p->data, &err) != 0)
-    probe_end(p, &err);
+    p->cb(p->data, &err, NULL);
+  probe_free(p);                /* the handshake has the callback now */
 }
 
 /* An error to the probe that a stateless server would not give: the
